@@ -1,0 +1,275 @@
+/* The iconfs binary: parses the command line and dispatches subcommands.
+ * Each command returns an exit status; errors were logged where they arose. */
+#include <errno.h>
+#include <getopt.h>
+#include <glib.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "basedirs.h"
+#include "cli.h"
+#include "db.h"
+#include "fs.h"
+#include "log.h"
+#include "lookup.h"
+#include "render.h"
+#include "scan.h"
+
+struct command {
+	const char *name;
+	const char *usage;
+	const char *summary;
+	int (*run)(struct cli_options *o);
+	int min_args, max_args;
+};
+
+int cli_open_index(const struct cli_options *o, const char *mountpoint,
+		   bool progress, sqlite3 **ret_db, char ***ret_basedirs)
+{
+	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	g_auto(GStrv) bases = basedirs_list(o->icon_dirs, mountpoint);
+	struct scan_stats st;
+	int r;
+
+	r = db_open(o->db, DB_CHECK, &db);
+	if (r < 0)
+		return r;
+	r = scan_refresh(db, bases, progress ? SCAN_PROGRESS : 0, &st);
+	if (r < 0)
+		return r;
+	if (progress)
+		printf("%u themes, %u directories read, %llu icons, "
+		       "%u problems, %.2f s\n",
+		       st.themes, st.dirs_read, st.icons, st.problems,
+		       st.seconds);
+	*ret_db = TAKE_PTR(db);
+	if (ret_basedirs)
+		*ret_basedirs = g_steal_pointer(&bases);
+	return 0;
+}
+
+static char *default_mountpoint(const struct cli_options *o)
+{
+	return o->mountpoint ? g_strdup(o->mountpoint) :
+			       basedirs_default_mountpoint();
+}
+
+static int cmd_index(struct cli_options *o)
+{
+	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	g_autofree char *mnt = default_mountpoint(o);
+
+	return cli_open_index(o, mnt, true, &db, NULL) < 0 ? 1 : 0;
+}
+
+static int parse_int(const char *s, int min, int max, int *ret)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return -EINVAL;
+	*ret = (int)v;
+	return 0;
+}
+
+static int cmd_lookup(struct cli_options *o)
+{
+	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	_cleanup_(lookup_freep) struct lookup *l = NULL;
+	g_autofree char *mnt = default_mountpoint(o);
+	g_autofree char *theme = basedirs_default_theme(o->theme);
+	g_autofree char *path = NULL;
+	int size, ext, r;
+
+	if (parse_int(o->args[1], 1, 65536, &size) < 0) {
+		log_error("invalid size '%s'", o->args[1]);
+		return 2;
+	}
+	if (cli_open_index(o, mnt, false, &db, NULL) < 0 ||
+	    lookup_new(db, &l) < 0)
+		return 2;
+	r = lookup_icon(l, theme, o->args[0], size, o->scale, &path, &ext);
+	if (r == -ENOENT)
+		return 1;
+	if (r < 0)
+		return 2;
+	printf("%s\n", path);
+	return 0;
+}
+
+static int cmd_status(struct cli_options *o)
+{
+	return fs_status_print(o) < 0 ? 1 : 0;
+}
+
+static int cmd_mount(struct cli_options *o)
+{
+	return fs_mount_main(o) < 0 ? 1 : 0;
+}
+
+static int cmd_umount(struct cli_options *o)
+{
+	return fs_umount(o->mountpoint) < 0 ? 1 : 0;
+}
+
+static int cmd_render(struct cli_options *o)
+{
+	return fs_prerender_main(o) < 0 ? 1 : 0;
+}
+
+static int cmd_render_worker(struct cli_options *o)
+{
+	(void)o;
+	return render_worker_main();
+}
+
+static const struct command commands[] = {
+	{ "index", "[--db FILE] [--icon-dirs D1:D2:...]",
+	  "build or refresh the index", cmd_index, 0, 0 },
+	{ "lookup",
+	  "[--db FILE] [--icon-dirs ...] [--theme T] [--scale S] NAME SIZE",
+	  "print the resolved source file; exit 1 if none", cmd_lookup, 2, 2 },
+	{ "mount", "[--db FILE] [--icon-dirs ...] [--theme T] [-f] [MOUNTPOINT]",
+	  "serve the flattened icon tree", cmd_mount, 0, 1 },
+	{ "render", "[--db FILE] [--theme T] [--sizes 16,24,32,48]",
+	  "pre-render into the blob table", cmd_render, 0, 0 },
+	{ "status", "[--db FILE] [MOUNTPOINT]",
+	  "what is indexed and cached, sizes, counts", cmd_status, 0, 1 },
+	{ "umount", "MOUNTPOINT", "unmount a mounted iconfs", cmd_umount, 1,
+	  1 },
+	{ "render-worker", "", NULL, cmd_render_worker, 0, 0 },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: iconfs COMMAND [OPTIONS]\n\n"
+		   "A read-only FUSE filesystem of the installed icon themes.\n\n"
+		   "commands:\n");
+	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+		if (commands[i].summary)
+			fprintf(f, "  %-8s %s\n", commands[i].name,
+				commands[i].summary);
+	fprintf(f, "\n'iconfs COMMAND --help' shows a command's options.\n");
+}
+
+static void command_usage(const struct command *c, FILE *f)
+{
+	fprintf(f, "usage: iconfs %s %s\n\n%s\n", c->name, c->usage,
+		c->summary);
+	fprintf(f, "\n"
+		   "  --db FILE         index file (default "
+		   "$XDG_CACHE_HOME/iconfs/index.sqlite)\n"
+		   "  --icon-dirs LIST  base directories, colon-separated\n"
+		   "  --theme T         theme (default: GTK or KDE setting, "
+		   "else hicolor)\n"
+		   "  --scale S         scale for lookup (default 1)\n"
+		   "  --sizes LIST      sizes for render\n"
+		   "  --workers N       render worker processes (default 2)\n"
+		   "  -f                stay in the foreground\n"
+		   "  -d                debug log\n");
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "db", required_argument, NULL, 'D' },
+		{ "icon-dirs", required_argument, NULL, 'I' },
+		{ "theme", required_argument, NULL, 't' },
+		{ "scale", required_argument, NULL, 's' },
+		{ "sizes", required_argument, NULL, 'S' },
+		{ "workers", required_argument, NULL, 'w' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{},
+	};
+	struct cli_options o = { .scale = 1, .workers = 2 };
+	g_autofree char *db = NULL;
+	const struct command *cmd = NULL;
+	int c;
+
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (streq(argv[1], "--help") || streq(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (streq(argv[1], "--version")) {
+		printf("iconfs %s\n", ICONFS_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+		if (streq(argv[1], commands[i].name))
+			cmd = &commands[i];
+	if (!cmd) {
+		log_error("unknown command '%s'", argv[1]);
+		usage(stderr);
+		return 2;
+	}
+
+	argc--;
+	argv++;
+	while ((c = getopt_long(argc, argv, "+fdh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'D':
+			o.db = optarg;
+			break;
+		case 'I':
+			o.icon_dirs = optarg;
+			break;
+		case 't':
+			o.theme = optarg;
+			break;
+		case 's':
+			if (parse_int(optarg, 1, 3, &o.scale) < 0) {
+				log_error("invalid scale '%s' (1 to 3)",
+					  optarg);
+				return 2;
+			}
+			break;
+		case 'S':
+			o.sizes = optarg;
+			break;
+		case 'w':
+			if (parse_int(optarg, 1, 16, &o.workers) < 0) {
+				log_error("invalid worker count '%s'", optarg);
+				return 2;
+			}
+			break;
+		case 'f':
+			o.foreground = true;
+			break;
+		case 'd':
+			o.debug = true;
+			log_set_level(LOG_LEVEL_DEBUG);
+			break;
+		case 'h':
+			command_usage(cmd, stdout);
+			return 0;
+		case 'V':
+			printf("iconfs %s\n", ICONFS_VERSION);
+			return 0;
+		default:
+			command_usage(cmd, stderr);
+			return 2;
+		}
+	}
+	o.args = argv + optind;
+	o.n_args = argc - optind;
+	if (o.n_args < cmd->min_args || o.n_args > cmd->max_args) {
+		command_usage(cmd, stderr);
+		return 2;
+	}
+	if ((streq(cmd->name, "mount") || streq(cmd->name, "umount")) &&
+	    o.n_args > 0)
+		o.mountpoint = o.args[0];
+	if (!o.db)
+		o.db = db = basedirs_default_db();
+	return cmd->run(&o);
+}

@@ -1,0 +1,579 @@
+/* The FUSE low-level handlers and the mount/umount/status commands.
+ * Handlers are thin: each calls one tree_*() function and replies exactly
+ * once. Every worker thread gets its own SQLite connection on first use. */
+#include <errno.h>
+#include <fuse_lowlevel.h>
+#include <glib.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "basedirs.h"
+#include "cli.h"
+#include "content.h"
+#include "db.h"
+#include "fs.h"
+#include "log.h"
+#include "tree.h"
+
+/* The kernel may keep entries and attributes this long: live updates
+ * invalidate exactly what changed, so there is no reason to expire. */
+#define FS_TIMEOUT 86400.0
+
+/* Byte budget of the blob table. */
+#define FS_BLOB_BUDGET (512LL * 1024 * 1024)
+
+struct fs {
+	char *db_path;
+	struct tree *tree;
+	struct content *content;
+	pthread_key_t ctx_key;
+};
+
+static struct fs *fs_of(fuse_req_t req)
+{
+	return fuse_req_userdata(req);
+}
+
+static void ctx_free(void *p)
+{
+	struct tree_ctx *x = p;
+
+	lookup_free(x->l);
+	(void)sqlite3_close_v2(x->db);
+	g_free(x);
+}
+
+/* This thread's connection and lookup, opened on first use. */
+static struct tree_ctx *fs_ctx(struct fs *fs)
+{
+	struct tree_ctx *x = pthread_getspecific(fs->ctx_key);
+
+	if (x)
+		return x;
+	x = g_new0(struct tree_ctx, 1);
+	if (db_open(fs->db_path, 0, &x->db) < 0 || lookup_new(x->db, &x->l) < 0) {
+		ctx_free(x);
+		return NULL;
+	}
+	(void)pthread_setspecific(fs->ctx_key, x);
+	return x;
+}
+
+static void fill_entry(struct fuse_entry_param *e, uint64_t ino,
+		       const struct stat *st)
+{
+	memset(e, 0, sizeof(*e));
+	e->ino = ino;
+	e->attr = *st;
+	e->attr_timeout = FS_TIMEOUT;
+	e->entry_timeout = FS_TIMEOUT;
+}
+
+static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	struct fs *fs = fs_of(req);
+	struct tree_ctx *x = fs_ctx(fs);
+	struct fuse_entry_param e;
+	struct stat st;
+	uint64_t ino;
+	int r;
+
+	r = x ? tree_lookup(fs->tree, x, parent, name, &ino, &st) : -EIO;
+	if (r == -ENOENT) {
+		/* A negative entry: the kernel remembers the miss. */
+		memset(&e, 0, sizeof(e));
+		e.entry_timeout = FS_TIMEOUT;
+		fuse_reply_entry(req, &e);
+		return;
+	}
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
+	fill_entry(&e, ino, &st);
+	fuse_reply_entry(req, &e);
+}
+
+static void fs_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
+{
+	tree_forget(fs_of(req)->tree, ino, nlookup);
+	fuse_reply_none(req);
+}
+
+static void fs_forget_multi(fuse_req_t req, size_t count,
+			    struct fuse_forget_data *forgets)
+{
+	for (size_t i = 0; i < count; i++)
+		tree_forget(fs_of(req)->tree, forgets[i].ino,
+			    forgets[i].nlookup);
+	fuse_reply_none(req);
+}
+
+static void fs_getattr(fuse_req_t req, fuse_ino_t ino,
+		       struct fuse_file_info *fi)
+{
+	struct stat st;
+	int r;
+
+	(void)fi;
+	r = tree_getattr(fs_of(req)->tree, ino, &st);
+	if (r < 0)
+		fuse_reply_err(req, -r);
+	else
+		fuse_reply_attr(req, &st, FS_TIMEOUT);
+}
+
+static void fs_opendir(fuse_req_t req, fuse_ino_t ino,
+		       struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+	struct tree_ctx *x = fs_ctx(fs);
+	struct tree_listing *ls = NULL;
+	int r;
+
+	r = x ? tree_list(fs->tree, x, ino, &ls) : -EIO;
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
+	fi->fh = (uintptr_t)ls;
+	fi->cache_readdir = 1;
+	fi->keep_cache = 1;
+	if (fuse_reply_open(req, fi) == -ENOENT)
+		tree_listing_free(ls);
+}
+
+static void fs_readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size,
+			      off_t off, struct fuse_file_info *fi, bool plus)
+{
+	struct tree_listing *ls = (struct tree_listing *)(uintptr_t)fi->fh;
+	g_autofree char *buf = g_malloc(size);
+	size_t used = 0;
+
+	(void)ino;
+	for (off_t i = off; i >= 0 && (guint)i < ls->names->len; i++) {
+		const char *name = ls->names->pdata[i];
+		unsigned char type = g_array_index(ls->types, unsigned char, i);
+		size_t n;
+
+		if (plus) {
+			/* ino 0: no attributes offered, the kernel looks the
+			 * entry up when it needs them (a rendered file's
+			 * size costs a render). */
+			struct fuse_entry_param e = { 0 };
+			e.attr.st_ino = (ino_t)(i + 2);
+			e.attr.st_mode = type == DT_DIR ? S_IFDIR : S_IFREG;
+			n = fuse_add_direntry_plus(req, buf + used,
+						   size - used, name, &e,
+						   i + 1);
+		} else {
+			struct stat st = { 0 };
+			st.st_ino = (ino_t)(i + 2);
+			st.st_mode = type == DT_DIR ? S_IFDIR : S_IFREG;
+			n = fuse_add_direntry(req, buf + used, size - used,
+					      name, &st, i + 1);
+		}
+		if (n > size - used)
+			break;
+		used += n;
+	}
+	fuse_reply_buf(req, buf, used);
+}
+
+static void fs_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		       struct fuse_file_info *fi)
+{
+	fs_readdir_common(req, ino, size, off, fi, false);
+}
+
+static void fs_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
+			   off_t off, struct fuse_file_info *fi)
+{
+	fs_readdir_common(req, ino, size, off, fi, true);
+}
+
+static void fs_releasedir(fuse_req_t req, fuse_ino_t ino,
+			  struct fuse_file_info *fi)
+{
+	(void)ino;
+	tree_listing_free((struct tree_listing *)(uintptr_t)fi->fh);
+	fuse_reply_err(req, 0);
+}
+
+static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
+{
+	struct fs *fs = fs_of(req);
+	struct tree_ctx *x = fs_ctx(fs);
+	struct tree_file *f = NULL;
+	int r;
+
+	if ((fi->flags & O_ACCMODE) != O_RDONLY ||
+	    fi->flags & (O_TRUNC | O_CREAT)) {
+		fuse_reply_err(req, EROFS);
+		return;
+	}
+	r = x ? tree_open(fs->tree, x, ino, &f) : -EIO;
+	if (r < 0) {
+		fuse_reply_err(req, -r);
+		return;
+	}
+	fi->fh = (uintptr_t)f;
+	fi->keep_cache = 1;
+	if (fuse_reply_open(req, fi) == -ENOENT)
+		tree_file_free(f);
+}
+
+static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
+		    struct fuse_file_info *fi)
+{
+	struct tree_file *f = (struct tree_file *)(uintptr_t)fi->fh;
+	g_autofree char *buf = g_malloc(size ? size : 1);
+	ssize_t n;
+
+	(void)ino;
+	atomic_fetch_add(&tree_counters(fs_of(req)->tree)->reads, 1);
+	n = tree_read(f, buf, size, off);
+	if (n < 0)
+		fuse_reply_err(req, (int)-n);
+	else
+		fuse_reply_buf(req, buf, (size_t)n);
+}
+
+static void fs_release(fuse_req_t req, fuse_ino_t ino,
+		       struct fuse_file_info *fi)
+{
+	(void)ino;
+	tree_file_free((struct tree_file *)(uintptr_t)fi->fh);
+	fuse_reply_err(req, 0);
+}
+
+static void reply_xattr(fuse_req_t req, const char *value, size_t len,
+			size_t size)
+{
+	if (size == 0)
+		fuse_reply_xattr(req, len);
+	else if (len > size)
+		fuse_reply_err(req, ERANGE);
+	else
+		fuse_reply_buf(req, value, len);
+}
+
+static void fs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+			size_t size)
+{
+	g_autofree char *value = NULL;
+	int r = tree_getxattr(fs_of(req)->tree, ino, name, &value);
+
+	if (r < 0)
+		fuse_reply_err(req, -r);
+	else
+		reply_xattr(req, value, strlen(value), size);
+}
+
+static void fs_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
+{
+	g_autoptr(GString) names = g_string_new(NULL);
+
+	(void)tree_listxattr(fs_of(req)->tree, ino, names);
+	reply_xattr(req, names->str, names->len, size);
+}
+
+/* Every write path answers EROFS (the mount is also "ro"). */
+static void fs_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
+		       int to_set, struct fuse_file_info *fi)
+{
+	(void)ino, (void)attr, (void)to_set, (void)fi;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_mknod(fuse_req_t req, fuse_ino_t parent, const char *name,
+		     mode_t mode, dev_t rdev)
+{
+	(void)parent, (void)name, (void)mode, (void)rdev;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_mkdir(fuse_req_t req, fuse_ino_t parent, const char *name,
+		     mode_t mode)
+{
+	(void)parent, (void)name, (void)mode;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_unlink(fuse_req_t req, fuse_ino_t parent, const char *name)
+{
+	(void)parent, (void)name;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_symlink(fuse_req_t req, const char *link, fuse_ino_t parent,
+		       const char *name)
+{
+	(void)link, (void)parent, (void)name;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_rename(fuse_req_t req, fuse_ino_t parent, const char *name,
+		      fuse_ino_t newparent, const char *newname,
+		      unsigned int flags)
+{
+	(void)parent, (void)name, (void)newparent, (void)newname, (void)flags;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_link(fuse_req_t req, fuse_ino_t ino, fuse_ino_t newparent,
+		    const char *newname)
+{
+	(void)ino, (void)newparent, (void)newname;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_write(fuse_req_t req, fuse_ino_t ino, const char *buf,
+		     size_t size, off_t off, struct fuse_file_info *fi)
+{
+	(void)ino, (void)buf, (void)size, (void)off, (void)fi;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_create(fuse_req_t req, fuse_ino_t parent, const char *name,
+		      mode_t mode, struct fuse_file_info *fi)
+{
+	(void)parent, (void)name, (void)mode, (void)fi;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_setxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
+			const char *value, size_t size, int flags)
+{
+	(void)ino, (void)name, (void)value, (void)size, (void)flags;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
+{
+	(void)ino, (void)name;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_fallocate(fuse_req_t req, fuse_ino_t ino, int mode,
+			 off_t offset, off_t length, struct fuse_file_info *fi)
+{
+	(void)ino, (void)mode, (void)offset, (void)length, (void)fi;
+	fuse_reply_err(req, EROFS);
+}
+
+static void fs_init(void *userdata, struct fuse_conn_info *conn)
+{
+	(void)userdata;
+	/* Directory listings are cached by the kernel (cache_readdir); let
+	 * readdirplus be used adaptively. */
+	if (conn->capable & FUSE_CAP_READDIRPLUS_AUTO)
+		conn->want |= FUSE_CAP_READDIRPLUS_AUTO;
+	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
+}
+
+static const struct fuse_lowlevel_ops fs_ops = {
+	.init = fs_init,
+	.lookup = fs_lookup,
+	.forget = fs_forget,
+	.forget_multi = fs_forget_multi,
+	.getattr = fs_getattr,
+	.setattr = fs_setattr,
+	.mknod = fs_mknod,
+	.mkdir = fs_mkdir,
+	.unlink = fs_unlink,
+	.rmdir = fs_unlink,
+	.symlink = fs_symlink,
+	.rename = fs_rename,
+	.link = fs_link,
+	.open = fs_open,
+	.read = fs_read,
+	.write = fs_write,
+	.release = fs_release,
+	.opendir = fs_opendir,
+	.readdir = fs_readdir,
+	.readdirplus = fs_readdirplus,
+	.releasedir = fs_releasedir,
+	.setxattr = fs_setxattr,
+	.getxattr = fs_getxattr,
+	.listxattr = fs_listxattr,
+	.removexattr = fs_removexattr,
+	.create = fs_create,
+	.fallocate = fs_fallocate,
+};
+
+static int run_fusermount(const char *opt, const char *mountpoint)
+{
+	pid_t pid;
+	int status;
+
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		execlp("fusermount3", "fusermount3", opt, "-q", mountpoint,
+		       (char *)NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0)
+		return -errno;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
+}
+
+int fs_umount(const char *mountpoint)
+{
+	if (run_fusermount("-u", mountpoint) < 0)
+		return log_error_errno(-EIO, "cannot unmount '%s'",
+				       mountpoint);
+	return 0;
+}
+
+/* A mountpoint left by a crashed daemon answers ENOTCONN: detach it. */
+static int mountpoint_prepare(const char *mnt)
+{
+	struct stat st;
+
+	if (stat(mnt, &st) < 0 && errno == ENOTCONN) {
+		log_info("cleaning up stale mount '%s'", mnt);
+		if (run_fusermount("-uz", mnt) < 0)
+			return log_error_errno(-EIO,
+					       "cannot clean up stale mount "
+					       "'%s'",
+					       mnt);
+	}
+	if (g_mkdir_with_parents(mnt, 0700) < 0)
+		return log_error_errno(-errno, "cannot create mountpoint '%s': %m",
+				       mnt);
+	return 0;
+}
+
+int fs_mount_main(struct cli_options *o)
+{
+	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	g_autofree char *mnt = o->mountpoint ? g_strdup(o->mountpoint) :
+					       basedirs_default_mountpoint();
+	g_autofree char *theme = basedirs_default_theme(o->theme);
+	g_auto(GStrv) bases = NULL;
+	char *argv[] = { "iconfs", "-o",
+			 "ro,default_permissions,fsname=iconfs,subtype=iconfs",
+			 NULL };
+	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
+	struct fuse_loop_config *cfg = NULL;
+	struct fuse_session *se = NULL;
+	struct fs fs = { .db_path = o->db };
+	int r;
+
+	r = mountpoint_prepare(mnt);
+	if (r < 0)
+		return r;
+	r = cli_open_index(o, mnt, isatty(STDERR_FILENO), &db, &bases);
+	if (r < 0)
+		return r;
+	sqlite3_close_v2(TAKE_PTR(db));
+
+	r = content_new(bases, (unsigned)o->workers, RENDER_DEADLINE_MS,
+			FS_BLOB_BUDGET, &fs.content);
+	if (r < 0)
+		return r;
+	(void)tree_new(theme, fs.content, &fs.tree);
+	(void)pthread_key_create(&fs.ctx_key, ctx_free);
+
+	se = fuse_session_new(&args, &fs_ops, sizeof(fs_ops), &fs);
+	if (!se) {
+		r = log_error_errno(-EIO, "cannot create FUSE session");
+		goto out;
+	}
+	if (fuse_set_signal_handlers(se) < 0) {
+		r = log_error_errno(-EIO, "cannot set signal handlers");
+		goto out;
+	}
+	if (fuse_session_mount(se, mnt) < 0) {
+		r = log_error_errno(-EIO, "cannot mount on '%s'", mnt);
+		fuse_remove_signal_handlers(se);
+		goto out;
+	}
+	log_info("serving theme '%s' on '%s'", theme, mnt);
+	(void)fuse_daemonize(o->foreground);
+
+	cfg = fuse_loop_cfg_create();
+	fuse_loop_cfg_set_max_threads(cfg, 16);
+	fuse_loop_cfg_set_idle_threads(cfg, 4);
+	r = fuse_session_loop_mt(se, cfg) < 0 ? -EIO : 0;
+	fuse_loop_cfg_destroy(cfg);
+
+	fuse_session_unmount(se);
+	fuse_remove_signal_handlers(se);
+out:
+	if (se)
+		fuse_session_destroy(se);
+	fuse_opt_free_args(&args);
+	tree_free(fs.tree);
+	content_free(fs.content);
+	return r;
+}
+
+static void print_count(sqlite3 *db, const char *label, const char *sql)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+
+	if (db_prepare(db, sql, &q) < 0 || sqlite3_step(q) != SQLITE_ROW)
+		return;
+	printf("%-16s %s\n", label, db_column_str(q, 0));
+}
+
+int fs_status_print(struct cli_options *o)
+{
+	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	g_autofree char *mnt = o->n_args > 0 ? g_strdup(o->args[0]) :
+					       basedirs_default_mountpoint();
+	g_autofree char *theme = basedirs_default_theme(o->theme);
+	char counters[2048];
+	struct stat st;
+	ssize_t n;
+	int r;
+
+	printf("%-16s %s\n", "index", o->db);
+	if (stat(o->db, &st) < 0) {
+		printf("%-16s not built yet (run 'iconfs index')\n", "state");
+		return 0;
+	}
+	r = db_open(o->db, DB_READONLY, &db);
+	if (r < 0)
+		return r;
+	printf("%-16s %.1f MiB\n", "index size", st.st_size / 1048576.0);
+	printf("%-16s %s\n", "theme", theme);
+	print_count(db, "themes", "SELECT count(*) FROM theme WHERE valid");
+	print_count(db, "directories", "SELECT count(*) FROM dir");
+	print_count(db, "icons", "SELECT count(*) FROM icon");
+	print_count(db, "rendered",
+		    "SELECT count(*) || ' PNGs, ' || "
+		    "printf('%.1f', coalesce(sum(bytes), 0) / 1048576.0) || "
+		    "' MiB' FROM blob WHERE status = 0");
+	print_count(db, "failed renders",
+		    "SELECT count(*) FROM blob WHERE status != 0");
+	print_count(db, "last refresh",
+		    "SELECT datetime(value, 'unixepoch', 'localtime') "
+		    "FROM meta WHERE key = 'refreshed'");
+
+	n = getxattr(mnt, "user.iconfs.counters", counters,
+		     sizeof(counters) - 1);
+	if (n < 0) {
+		printf("%-16s %s (not mounted)\n", "mountpoint", mnt);
+		return 0;
+	}
+	counters[n] = '\0';
+	printf("%-16s %s (mounted)\n", "mountpoint", mnt);
+	for (char *line = strtok(counters, "\n"); line;
+	     line = strtok(NULL, "\n")) {
+		char *sp = strchr(line, ' ');
+		if (sp) {
+			*sp = '\0';
+			printf("  %-14s %s\n", line, sp + 1);
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,255 @@
+/* SVG/PNG/XPM → exact-size PNG; see raster.h. */
+#include <errno.h>
+#include <gdk-pixbuf/gdk-pixbuf.h>
+#include <librsvg/rsvg.h>
+#include <png.h>
+#include <string.h>
+
+#include "log.h"
+#include "raster.h"
+
+struct membuf {
+	uint8_t *data;
+	size_t len, cap;
+	int failed;
+};
+
+static void membuf_write(png_structp png, png_bytep data, png_size_t len)
+{
+	struct membuf *b = png_get_io_ptr(png);
+
+	if (b->failed)
+		return;
+	if (b->len + len > b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 4096;
+		uint8_t *n;
+
+		while (cap < b->len + len)
+			cap *= 2;
+		n = realloc(b->data, cap);
+		if (!n) {
+			b->failed = 1;
+			return;
+		}
+		b->data = n;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, data, len);
+	b->len += len;
+}
+
+static void membuf_flush(png_structp png)
+{
+	(void)png;
+}
+
+int raster_encode_png(const uint8_t *rgba, unsigned width, unsigned height,
+		      void **ret_png, size_t *ret_len)
+{
+	struct membuf b = { 0 };
+	png_structp png;
+	png_infop info;
+
+	png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+	if (!png)
+		return -ENOMEM;
+	info = png_create_info_struct(png);
+	if (!info || setjmp(png_jmpbuf(png))) {
+		png_destroy_write_struct(&png, &info);
+		free(b.data);
+		return -ENOMEM;
+	}
+	png_set_write_fn(png, &b, membuf_write, membuf_flush);
+	/* Measured at 256 px: zlib level 1 with the SUB filter costs a
+	 * fraction of the defaults for files ~15% larger. */
+	png_set_compression_level(png, 1);
+	png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_SUB);
+	png_set_IHDR(png, info, width, height, 8, PNG_COLOR_TYPE_RGB_ALPHA,
+		     PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+		     PNG_FILTER_TYPE_DEFAULT);
+	png_write_info(png, info);
+	for (unsigned y = 0; y < height; y++)
+		png_write_row(png, (png_const_bytep)(rgba + (size_t)y * width * 4));
+	png_write_end(png, info);
+	png_destroy_write_struct(&png, &info);
+	if (b.failed) {
+		free(b.data);
+		return -ENOMEM;
+	}
+	*ret_png = b.data;
+	*ret_len = b.len;
+	return 0;
+}
+
+int raster_png_size(const void *data, size_t len, unsigned *ret_w,
+		    unsigned *ret_h)
+{
+	static const uint8_t sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a,
+					'\n' };
+	const uint8_t *p = data;
+
+	if (len < 24 || memcmp(p, sig, 8) != 0 || memcmp(p + 12, "IHDR", 4))
+		return -EINVAL;
+	*ret_w = (uint32_t)p[16] << 24 | p[17] << 16 | p[18] << 8 | p[19];
+	*ret_h = (uint32_t)p[20] << 24 | p[21] << 16 | p[22] << 8 | p[23];
+	return 0;
+}
+
+/* Fit w×h into px×px keeping the aspect ratio. */
+static void fit(double w, double h, unsigned px, double *ret_x, double *ret_y,
+		double *ret_w, double *ret_h)
+{
+	double s = px / (w > h ? w : h);
+
+	*ret_w = w * s;
+	*ret_h = h * s;
+	*ret_x = (px - *ret_w) / 2;
+	*ret_y = (px - *ret_h) / 2;
+}
+
+/* Cairo's premultiplied native-endian ARGB32 → straight RGBA bytes. */
+static void unpremultiply(const uint8_t *src, int stride, unsigned px,
+			  uint8_t *dst)
+{
+	for (unsigned y = 0; y < px; y++) {
+		const uint32_t *row = (const uint32_t *)(src + (size_t)y * stride);
+		for (unsigned x = 0; x < px; x++) {
+			uint32_t v = row[x];
+			unsigned a = v >> 24, r = (v >> 16) & 0xff,
+				 g = (v >> 8) & 0xff, b = v & 0xff;
+			uint8_t *o = dst + ((size_t)y * px + x) * 4;
+
+			if (a != 0 && a != 255) {
+				r = (r * 255 + a / 2) / a;
+				g = (g * 255 + a / 2) / a;
+				b = (b * 255 + a / 2) / a;
+			}
+			o[0] = r > 255 ? 255 : r;
+			o[1] = g > 255 ? 255 : g;
+			o[2] = b > 255 ? 255 : b;
+			o[3] = a;
+		}
+	}
+}
+
+static int raster_svg(const void *data, size_t len, unsigned px,
+		      uint8_t *rgba)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GObject) obj = NULL;
+	RsvgHandle *handle;
+	cairo_surface_t *surface;
+	cairo_t *cr;
+	gdouble w = 0, h = 0;
+	RsvgRectangle viewport;
+	gboolean ok;
+
+	handle = rsvg_handle_new_from_data(data, len, &error);
+	obj = (GObject *)handle;
+	if (!handle)
+		return log_debug_errno(-EINVAL, "not a usable SVG: %s",
+				       error->message);
+	if (!rsvg_handle_get_intrinsic_size_in_pixels(handle, &w, &h) ||
+	    w <= 0 || h <= 0) {
+		gboolean has_w, has_h, has_vb;
+		RsvgLength lw, lh;
+		RsvgRectangle vb;
+
+		rsvg_handle_get_intrinsic_dimensions(handle, &has_w, &lw,
+						     &has_h, &lh, &has_vb, &vb);
+		if (!has_vb || vb.width <= 0 || vb.height <= 0)
+			return log_debug_errno(-EINVAL, "SVG has no size");
+		w = vb.width;
+		h = vb.height;
+	}
+	fit(w, h, px, &viewport.x, &viewport.y, &viewport.width,
+	    &viewport.height);
+
+	surface = cairo_image_surface_create(CAIRO_FORMAT_ARGB32, px, px);
+	if (cairo_surface_status(surface) != CAIRO_STATUS_SUCCESS) {
+		cairo_surface_destroy(surface);
+		return -ENOMEM;
+	}
+	cr = cairo_create(surface);
+	ok = rsvg_handle_render_document(handle, cr, &viewport, &error);
+	cairo_destroy(cr);
+	cairo_surface_flush(surface);
+	if (ok)
+		unpremultiply(cairo_image_surface_get_data(surface),
+			      cairo_image_surface_get_stride(surface), px, rgba);
+	cairo_surface_destroy(surface);
+	if (!ok)
+		return log_debug_errno(-EINVAL, "cannot render SVG: %s",
+				       error->message);
+	return 0;
+}
+
+static int raster_bitmap(const void *data, size_t len, unsigned px,
+			 uint8_t *rgba)
+{
+	g_autoptr(GdkPixbufLoader) loader = gdk_pixbuf_loader_new();
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GdkPixbuf) scaled = NULL;
+	GdkPixbuf *src, *rgba_src;
+	double x, y, w, h;
+	int sw, sh;
+
+	if (!gdk_pixbuf_loader_write(loader, data, len, &error) ||
+	    !gdk_pixbuf_loader_close(loader, &error))
+		return log_debug_errno(-EINVAL, "cannot decode image: %s",
+				       error->message);
+	src = gdk_pixbuf_loader_get_pixbuf(loader);
+	if (!src)
+		return -EINVAL;
+	sw = gdk_pixbuf_get_width(src);
+	sh = gdk_pixbuf_get_height(src);
+	if (sw <= 0 || sh <= 0)
+		return -EINVAL;
+	fit(sw, sh, px, &x, &y, &w, &h);
+	if (w < 1)
+		w = 1;
+	if (h < 1)
+		h = 1;
+	rgba_src = gdk_pixbuf_get_has_alpha(src) ?
+			   g_object_ref(src) :
+			   gdk_pixbuf_add_alpha(src, FALSE, 0, 0, 0);
+	scaled = gdk_pixbuf_scale_simple(rgba_src, (int)(w + 0.5),
+					 (int)(h + 0.5), GDK_INTERP_HYPER);
+	g_object_unref(rgba_src);
+	if (!scaled)
+		return -ENOMEM;
+
+	memset(rgba, 0, (size_t)px * px * 4);
+	{
+		int ow = gdk_pixbuf_get_width(scaled);
+		int oh = gdk_pixbuf_get_height(scaled);
+		int stride = gdk_pixbuf_get_rowstride(scaled);
+		const guint8 *pix = gdk_pixbuf_read_pixels(scaled);
+		int ox = ((int)px - ow) / 2, oy = ((int)px - oh) / 2;
+
+		for (int row = 0; row < oh; row++)
+			memcpy(rgba + ((size_t)(oy + row) * px + ox) * 4,
+			       pix + (size_t)row * stride, (size_t)ow * 4);
+	}
+	return 0;
+}
+
+int raster_render(const void *data, size_t len, enum raster_format format,
+		  unsigned px, void **ret_png, size_t *ret_len)
+{
+	_cleanup_free_ uint8_t *rgba = NULL;
+	int r;
+
+	if (px < 1 || px > RASTER_PX_MAX || len > RASTER_SOURCE_MAX)
+		return -EINVAL;
+	rgba = calloc((size_t)px * px, 4);
+	if (!rgba)
+		return -ENOMEM;
+	if (format == RASTER_SVG)
+		r = raster_svg(data, len, px, rgba);
+	else
+		r = raster_bitmap(data, len, px, rgba);
+	if (r < 0)
+		return r;
+	return raster_encode_png(rgba, px, px, ret_png, ret_len);
+}

@@ -1,0 +1,38 @@
+/* Rasterizing one icon source into an exact-size PNG, in memory.
+ *
+ * SVG goes through librsvg with no base file (so it cannot pull in other
+ * files); PNG and XPM through gdk-pixbuf with a high-quality filter. The
+ * picture keeps its aspect ratio, is centered, and the rest is transparent.
+ * This runs inside render worker processes (see render.h), never in the
+ * daemon: librsvg can abort or exhaust memory on hostile input. */
+#pragma once
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Largest pixel size iconfs renders (1024 px at scale 3). */
+#define RASTER_PX_MAX 3072
+/* Largest source file accepted. */
+#define RASTER_SOURCE_MAX (16 * 1024 * 1024)
+
+enum raster_format {
+	RASTER_PNG = 0,
+	RASTER_SVG = 1,
+	RASTER_XPM = 2,
+};
+
+/* Render `data` (a whole source file) at px×px. On success returns 0 and a
+ * malloc()ed PNG in *ret_png; -EINVAL for a source that cannot be decoded,
+ * -ENOMEM. */
+int raster_render(const void *data, size_t len, enum raster_format format,
+		  unsigned px, void **ret_png, size_t *ret_len);
+
+/* Encode px×px non-premultiplied RGBA as PNG (settings chosen by measuring
+ * size against time; see BENCHMARKS.md). Returns 0 or -ENOMEM. */
+int raster_encode_png(const uint8_t *rgba, unsigned width, unsigned height,
+		      void **ret_png, size_t *ret_len);
+
+/* Width and height from a PNG's IHDR, without decoding. -EINVAL when `data`
+ * is not a PNG. */
+int raster_png_size(const void *data, size_t len, unsigned *ret_w,
+		    unsigned *ret_h);

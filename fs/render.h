@@ -1,0 +1,35 @@
+/* The render pool: a few long-lived worker processes (this binary run as
+ * `iconfs render-worker`) that rasterize sources with memory and CPU
+ * limits, under a wall-clock deadline. A worker that dies, overruns or
+ * answers nonsense is killed and replaced, and that request fails with
+ * -EIO; other requests are not affected.
+ *
+ * The daemon reads the source itself and sends its bytes, so a worker never
+ * opens files. render_pool_render() is thread-safe and blocks only its
+ * caller; the returned PNG is malloc()ed and owned by the caller. */
+#pragma once
+
+#include <stddef.h>
+
+#include "raster.h"
+
+struct render_pool;
+
+/* Default wall-clock deadline for one render, in milliseconds. */
+#define RENDER_DEADLINE_MS 5000
+
+int render_pool_new(unsigned workers, unsigned deadline_ms,
+		    struct render_pool **ret);
+struct render_pool *render_pool_free(struct render_pool *p);
+
+/* -EIO: the source could not be rendered (bad input, crash, deadline). */
+int render_pool_render(struct render_pool *p, const void *data, size_t len,
+		       enum raster_format format, unsigned px, void **ret_png,
+		       size_t *ret_len);
+
+/* Renders performed and workers replaced so far. */
+void render_pool_counters(struct render_pool *p, unsigned long long *renders,
+			  unsigned long long *restarts);
+
+/* Entry point of a worker process: serves requests on fd 3 until EOF. */
+int render_worker_main(void);

@@ -1,0 +1,697 @@
+/* Inodes of the mounted tree; see tree.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "scan.h"
+#include "tree.h"
+#include "view.h"
+
+enum node_kind {
+	NODE_ROOT,
+	NODE_ICONS, /* icons/ */
+	NODE_THEME, /* icons/<Theme>/ */
+	NODE_SIZEDIR, /* icons/<Theme>/<N>x<N>[@2]/ */
+	NODE_SCALABLE, /* icons/<Theme>/scalable/ */
+	NODE_FLATDIR, /* <N>[@S]/ */
+	NODE_ICON, /* a .png in a size dir */
+	NODE_SVG, /* a .svg in scalable/ */
+	NODE_INDEX_THEME, /* icons/<Theme>/index.theme */
+};
+
+struct node {
+	uint64_t ino;
+	uint64_t nlookup; /* kernel references; tree.lock */
+	enum node_kind kind;
+	char *theme;
+	int size, scale;
+	char *name; /* icon name of NODE_ICON / NODE_SVG */
+	char *key;
+	/* Files: what the last lookup resolved; tree.lock. */
+	struct icon_content content;
+	struct timespec mtime;
+};
+
+struct tree {
+	char *default_theme;
+	struct content *content;
+	uid_t uid;
+	gid_t gid;
+	struct tree_counters counters;
+
+	pthread_mutex_t lock;
+	struct timespec refreshed; /* mtime of directories; lock */
+	GHashTable *by_ino; /* uint64 → node; lock */
+	GHashTable *by_key; /* key → node; lock */
+	uint64_t next_ino; /* lock */
+	struct node root;
+};
+
+static bool kind_is_dir(enum node_kind k)
+{
+	return k <= NODE_FLATDIR;
+}
+
+static void node_free(struct node *n)
+{
+	g_free(n->theme);
+	g_free(n->name);
+	g_free(n->key);
+	icon_content_clear(&n->content);
+	g_free(n);
+}
+
+int tree_new(const char *default_theme, struct content *content,
+	     struct tree **ret)
+{
+	struct tree *t = g_new0(struct tree, 1);
+
+	t->default_theme = g_strdup(default_theme);
+	t->content = content;
+	t->uid = getuid();
+	t->gid = getgid();
+	pthread_mutex_init(&t->lock, NULL);
+	clock_gettime(CLOCK_REALTIME, &t->refreshed);
+	t->by_ino = g_hash_table_new(g_int64_hash, g_int64_equal);
+	t->by_key = g_hash_table_new(g_str_hash, g_str_equal);
+	t->next_ino = TREE_ROOT_INO + 1;
+	t->root.ino = TREE_ROOT_INO;
+	t->root.kind = NODE_ROOT;
+	t->root.nlookup = 1;
+	g_hash_table_insert(t->by_ino, &t->root.ino, &t->root);
+	*ret = t;
+	return 0;
+}
+
+struct tree *tree_free(struct tree *t)
+{
+	GHashTableIter it;
+	struct node *n;
+
+	if (!t)
+		return NULL;
+	g_hash_table_iter_init(&it, t->by_key);
+	while (g_hash_table_iter_next(&it, NULL, (void **)&n))
+		node_free(n);
+	g_hash_table_destroy(t->by_key);
+	g_hash_table_destroy(t->by_ino);
+	pthread_mutex_destroy(&t->lock);
+	g_free(t->default_theme);
+	g_free(t);
+	return NULL;
+}
+
+struct tree_counters *tree_counters(struct tree *t)
+{
+	return &t->counters;
+}
+
+void tree_set_refresh_time(struct tree *t, struct timespec when)
+{
+	pthread_mutex_lock(&t->lock);
+	t->refreshed = when;
+	pthread_mutex_unlock(&t->lock);
+}
+
+/* A copy of the fields of a node that requests need, taken under the lock
+ * so that the node may be forgotten meanwhile. */
+struct node_view {
+	enum node_kind kind;
+	char *theme;
+	int size, scale;
+	char *name;
+};
+
+static void node_view_clear(struct node_view *v)
+{
+	g_free(v->theme);
+	g_free(v->name);
+}
+
+static int node_view_get(struct tree *t, uint64_t ino, struct node_view *ret)
+{
+	struct node *n;
+
+	pthread_mutex_lock(&t->lock);
+	n = g_hash_table_lookup(t->by_ino, &ino);
+	if (n)
+		*ret = (struct node_view){ n->kind, g_strdup(n->theme), n->size,
+					   n->scale, g_strdup(n->name) };
+	pthread_mutex_unlock(&t->lock);
+	return n ? 0 : -ESTALE;
+}
+
+static void fill_stat(struct tree *t, const struct node *n, struct stat *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_ino = n->ino;
+	st->st_uid = t->uid;
+	st->st_gid = t->gid;
+	st->st_blksize = 4096;
+	if (kind_is_dir(n->kind)) {
+		st->st_mode = S_IFDIR | 0555;
+		st->st_nlink = 2;
+		st->st_mtim = st->st_ctim = st->st_atim = t->refreshed;
+	} else {
+		st->st_mode = S_IFREG | 0444;
+		st->st_nlink = 1;
+		st->st_size = (off_t)n->content.size;
+		st->st_blocks = (st->st_size + 511) / 512;
+		st->st_mtim = st->st_ctim = st->st_atim = n->mtime;
+	}
+}
+
+/* Find or make the node for (kind, theme, size, scale, name), take one
+ * kernel reference, replace its content with *content (taken over) and
+ * return its attributes. */
+static uint64_t node_ref(struct tree *t, enum node_kind kind,
+			 const char *theme, int size, int scale,
+			 const char *name, struct icon_content *content,
+			 struct stat *ret_st)
+{
+	g_autofree char *key = g_strdup_printf(
+		"%d\x1f%s\x1f%d\x1f%d\x1f%s", kind, theme ? theme : "", size,
+		scale, name ? name : "");
+	struct node *n;
+	uint64_t ino;
+
+	pthread_mutex_lock(&t->lock);
+	n = g_hash_table_lookup(t->by_key, key);
+	if (!n) {
+		n = g_new0(struct node, 1);
+		n->ino = t->next_ino++;
+		n->kind = kind;
+		n->theme = g_strdup(theme);
+		n->size = size;
+		n->scale = scale;
+		n->name = g_strdup(name);
+		n->key = g_steal_pointer(&key);
+		g_hash_table_insert(t->by_key, n->key, n);
+		g_hash_table_insert(t->by_ino, &n->ino, n);
+	}
+	n->nlookup++;
+	if (content) {
+		icon_content_clear(&n->content);
+		n->content = *content;
+		*content = (struct icon_content){ 0 };
+		n->mtime = n->content.mtime;
+	}
+	fill_stat(t, n, ret_st);
+	ino = n->ino;
+	pthread_mutex_unlock(&t->lock);
+	return ino;
+}
+
+void tree_forget(struct tree *t, uint64_t ino, uint64_t nlookup)
+{
+	struct node *n;
+
+	if (ino == TREE_ROOT_INO)
+		return;
+	pthread_mutex_lock(&t->lock);
+	n = g_hash_table_lookup(t->by_ino, &ino);
+	if (n) {
+		n->nlookup = n->nlookup > nlookup ? n->nlookup - nlookup : 0;
+		if (n->nlookup == 0) {
+			g_hash_table_remove(t->by_ino, &n->ino);
+			g_hash_table_remove(t->by_key, n->key);
+			node_free(n);
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+}
+
+int tree_getattr(struct tree *t, uint64_t ino, struct stat *ret_st)
+{
+	struct node *n;
+
+	atomic_fetch_add(&t->counters.getattrs, 1);
+	pthread_mutex_lock(&t->lock);
+	n = g_hash_table_lookup(t->by_ino, &ino);
+	if (n)
+		fill_stat(t, n, ret_st);
+	pthread_mutex_unlock(&t->lock);
+	return n ? 0 : -ESTALE;
+}
+
+static int theme_exists(struct tree_ctx *x, const char *theme)
+{
+	g_autofree char *a = NULL, *b = NULL, *c = NULL;
+	return lookup_theme_info(x->l, theme, &a, &b, &c);
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* The sizes listed in a theme's size views: the standard ones and the
+ * Size of every non-Scalable directory in its chain, sorted, each once. */
+static int theme_sizes(struct tree_ctx *x, const char *theme, GArray **ret)
+{
+	GArray *sizes;
+	unsigned n = 0;
+	int r;
+
+	r = lookup_chain_sizes(x->l, theme, VIEW_SIZE_MAX, &sizes);
+	if (r < 0)
+		return r;
+	g_array_append_vals(sizes, view_listed_sizes, view_n_listed_sizes);
+	g_array_sort(sizes, int_cmp);
+	for (unsigned i = 0; i < sizes->len; i++)
+		if (n == 0 || g_array_index(sizes, int, i) !=
+				      g_array_index(sizes, int, n - 1))
+			g_array_index(sizes, int, n++) =
+				g_array_index(sizes, int, i);
+	g_array_set_size(sizes, n);
+	*ret = sizes;
+	return 0;
+}
+
+/* The synthetic index.theme of `theme`: every size view as a Fixed
+ * directory, scalable/ as Scalable, Inherits=hicolor. */
+static int index_theme_text(struct tree_ctx *x, const char *theme,
+			    GString *out)
+{
+	g_autofree char *name = NULL, *comment = NULL, *example = NULL;
+	g_autoptr(GArray) sizes = NULL;
+	g_autoptr(GString) dirs = g_string_new(NULL);
+	g_autoptr(GString) scaled = g_string_new(NULL);
+	g_autoptr(GString) groups = g_string_new(NULL);
+	int r;
+
+	r = lookup_theme_info(x->l, theme, &name, &comment, &example);
+	if (r >= 0)
+		r = theme_sizes(x, theme, &sizes);
+	if (r < 0)
+		return r;
+	for (unsigned i = 0; i < sizes->len; i++) {
+		int s = g_array_index(sizes, int, i);
+
+		g_string_append_printf(dirs, "%dx%d,", s, s);
+		g_string_append_printf(scaled, "%s%dx%d@2", i ? "," : "", s, s);
+		g_string_append_printf(groups,
+				       "\n[%dx%d]\nSize=%d\nType=Fixed\n"
+				       "\n[%dx%d@2]\nSize=%d\nScale=2\n"
+				       "Type=Fixed\n",
+				       s, s, s, s, s, s);
+	}
+	g_string_append_printf(out, "[Icon Theme]\nName=%s\n",
+			       *name ? name : theme);
+	if (*comment)
+		g_string_append_printf(out, "Comment=%s\n", comment);
+	if (*example)
+		g_string_append_printf(out, "Example=%s\n", example);
+	g_string_append(out, "Inherits=hicolor\n");
+	g_string_append_printf(out, "Directories=%sscalable\n", dirs->str);
+	g_string_append_printf(out, "ScaledDirectories=%s\n", scaled->str);
+	g_string_append(out, groups->str);
+	g_string_append(out, "\n[scalable]\nSize=16\nMinSize=1\n"
+			     "MaxSize=1024\nType=Scalable\n");
+	return 0;
+}
+
+/* Resolve an icon file: NODE_ICON at size·scale pixels, NODE_SVG as the SVG
+ * its nominal-size lookup picks. */
+static int resolve_icon(struct tree *t, struct tree_ctx *x, enum node_kind kind,
+			const char *theme, const char *name, int size,
+			int scale, struct icon_content *ret)
+{
+	g_autofree char *source = NULL;
+	int ext, r;
+
+	if (kind == NODE_SVG) {
+		r = lookup_icon(x->l, theme, name, view_nominal_size(name), 1,
+				&source, &ext);
+		if (r < 0)
+			return r;
+		if (ext != RASTER_SVG)
+			return -ENOENT;
+		return content_resolve(t->content, x->db, source, ext, 0, ret);
+	}
+	r = lookup_icon(x->l, theme, name, size, scale, &source, &ext);
+	if (r < 0)
+		return r;
+	r = content_resolve(t->content, x->db, source, ext,
+			    (unsigned)(size * scale), ret);
+	/* A source that cannot be rendered is an I/O error on that file;
+	 * everything else missing is simply not there. */
+	return r == -EIO ? -EIO : r < 0 ? -ENOENT : 0;
+}
+
+static int child_of(struct tree *t, struct tree_ctx *x,
+		    const struct node_view *p, const char *name,
+		    enum node_kind *ret_kind, char **ret_theme, int *ret_size,
+		    int *ret_scale, char **ret_name)
+{
+	int size = 0, scale = 0, r;
+
+	*ret_theme = NULL;
+	*ret_name = NULL;
+	switch (p->kind) {
+	case NODE_ROOT:
+		if (streq(name, "icons")) {
+			*ret_kind = NODE_ICONS;
+			break;
+		}
+		if (view_parse_flat_dir(name, &size, &scale) < 0)
+			return -ENOENT;
+		*ret_kind = NODE_FLATDIR;
+		*ret_theme = g_strdup(t->default_theme);
+		break;
+	case NODE_ICONS:
+		if (!lookup_name_valid(name) || theme_exists(x, name) < 0)
+			return -ENOENT;
+		*ret_kind = NODE_THEME;
+		*ret_theme = g_strdup(name);
+		break;
+	case NODE_THEME:
+		*ret_theme = g_strdup(p->theme);
+		if (streq(name, "index.theme"))
+			*ret_kind = NODE_INDEX_THEME;
+		else if (streq(name, "scalable"))
+			*ret_kind = NODE_SCALABLE;
+		else if (view_parse_theme_dir(name, &size, &scale) == 0)
+			*ret_kind = NODE_SIZEDIR;
+		else
+			return -ENOENT;
+		break;
+	case NODE_SIZEDIR:
+	case NODE_FLATDIR:
+	case NODE_SCALABLE:
+		r = view_parse_icon_file(name,
+					 p->kind == NODE_SCALABLE ? "svg" :
+								    "png",
+					 ret_name);
+		if (r < 0)
+			return r;
+		if (p->kind == NODE_SIZEDIR && view_is_symbolic(*ret_name))
+			return -ENOENT;
+		*ret_kind = p->kind == NODE_SCALABLE ? NODE_SVG : NODE_ICON;
+		*ret_theme = g_strdup(p->theme);
+		size = p->size;
+		scale = p->scale;
+		break;
+	default:
+		return -ENOTDIR;
+	}
+	*ret_size = size;
+	*ret_scale = scale;
+	return 0;
+}
+
+int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
+		const char *name, uint64_t *ret_ino, struct stat *ret_st)
+{
+	struct node_view p = { 0 };
+	g_autofree char *theme = NULL, *icon = NULL;
+	struct icon_content content = { 0 };
+	enum node_kind kind;
+	int size, scale, r;
+
+	atomic_fetch_add(&t->counters.lookups, 1);
+	r = node_view_get(t, parent, &p);
+	if (r < 0)
+		return r;
+	r = child_of(t, x, &p, name, &kind, &theme, &size, &scale, &icon);
+	node_view_clear(&p);
+	if (r >= 0 && (kind == NODE_ICON || kind == NODE_SVG))
+		r = resolve_icon(t, x, kind, theme, icon, size, scale,
+				 &content);
+	if (r >= 0 && kind == NODE_INDEX_THEME) {
+		g_autoptr(GString) text = g_string_new(NULL);
+
+		r = index_theme_text(x, theme, text);
+		content.size = text->len;
+		pthread_mutex_lock(&t->lock);
+		content.mtime = t->refreshed;
+		pthread_mutex_unlock(&t->lock);
+	}
+	if (r < 0) {
+		if (r == -ENOENT)
+			atomic_fetch_add(&t->counters.negative, 1);
+		icon_content_clear(&content);
+		return r;
+	}
+	*ret_ino = node_ref(t, kind, theme, size, scale, icon,
+			    kind_is_dir(kind) ? NULL : &content, ret_st);
+	icon_content_clear(&content);
+	return 0;
+}
+
+static void listing_add(struct tree_listing *ls, char *name, unsigned char type)
+{
+	g_ptr_array_add(ls->names, name);
+	g_array_append_val(ls->types, type);
+}
+
+void tree_listing_free(struct tree_listing *ls)
+{
+	if (!ls)
+		return;
+	g_ptr_array_unref(ls->names);
+	g_array_unref(ls->types);
+	g_free(ls);
+}
+
+static int list_icons(struct tree *t, struct tree_ctx *x,
+		      const struct node_view *v, struct tree_listing *ls)
+{
+	g_autoptr(GPtrArray) names = NULL;
+	int r;
+
+	(void)t;
+	r = lookup_names(x->l, v->theme, &names);
+	if (r < 0)
+		return r;
+	for (unsigned i = 0; i < names->len; i++) {
+		const char *n = names->pdata[i];
+		g_autofree char *src = NULL;
+		int ext;
+
+		if (v->kind == NODE_SIZEDIR && view_is_symbolic(n))
+			continue;
+		if (v->kind == NODE_SCALABLE) {
+			if (lookup_icon(x->l, v->theme, n, view_nominal_size(n),
+					1, &src, &ext) < 0 ||
+			    ext != RASTER_SVG)
+				continue;
+			listing_add(ls, g_strconcat(n, ".svg", NULL), DT_REG);
+		} else {
+			listing_add(ls, g_strconcat(n, ".png", NULL), DT_REG);
+		}
+	}
+	return 0;
+}
+
+int tree_list(struct tree *t, struct tree_ctx *x, uint64_t ino,
+	      struct tree_listing **ret)
+{
+	struct tree_listing *ls = g_new0(struct tree_listing, 1);
+	struct node_view v = { 0 };
+	g_autoptr(GPtrArray) themes = NULL;
+	g_autoptr(GArray) sizes = NULL;
+	int r;
+
+	atomic_fetch_add(&t->counters.readdirs, 1);
+	r = node_view_get(t, ino, &v);
+	if (r < 0) {
+		g_free(ls);
+		return r;
+	}
+	ls->names = g_ptr_array_new_with_free_func(g_free);
+	ls->types = g_array_new(FALSE, FALSE, 1);
+	listing_add(ls, g_strdup("."), DT_DIR);
+	listing_add(ls, g_strdup(".."), DT_DIR);
+
+	switch (v.kind) {
+	case NODE_ROOT:
+		listing_add(ls, g_strdup("icons"), DT_DIR);
+		for (int s = 1; s <= 2; s++)
+			for (unsigned i = 0; i < view_n_listed_sizes; i++)
+				listing_add(ls,
+					    s == 1 ? g_strdup_printf(
+							     "%d",
+							     view_listed_sizes[i]) :
+						     g_strdup_printf(
+							     "%d@%d",
+							     view_listed_sizes[i],
+							     s),
+					    DT_DIR);
+		break;
+	case NODE_ICONS:
+		r = lookup_themes(x->l, &themes);
+		for (unsigned i = 0; r >= 0 && i < themes->len; i++)
+			listing_add(ls, g_strdup(themes->pdata[i]), DT_DIR);
+		break;
+	case NODE_THEME:
+		listing_add(ls, g_strdup("index.theme"), DT_REG);
+		listing_add(ls, g_strdup("scalable"), DT_DIR);
+		r = theme_sizes(x, v.theme, &sizes);
+		for (unsigned i = 0; r >= 0 && i < sizes->len; i++) {
+			int s = g_array_index(sizes, int, i);
+			listing_add(ls, g_strdup_printf("%dx%d", s, s), DT_DIR);
+			listing_add(ls, g_strdup_printf("%dx%d@2", s, s),
+				    DT_DIR);
+		}
+		break;
+	case NODE_SIZEDIR:
+	case NODE_FLATDIR:
+	case NODE_SCALABLE:
+		r = list_icons(t, x, &v, ls);
+		break;
+	default:
+		r = -ENOTDIR;
+	}
+	node_view_clear(&v);
+	if (r < 0) {
+		tree_listing_free(ls);
+		return r;
+	}
+	*ret = ls;
+	return 0;
+}
+
+int tree_open(struct tree *t, struct tree_ctx *x, uint64_t ino,
+	      struct tree_file **ret)
+{
+	struct tree_file *f = g_new0(struct tree_file, 1);
+	struct icon_content ic = { 0 };
+	struct node_view v = { 0 };
+	struct node *n;
+	int r;
+
+	atomic_fetch_add(&t->counters.opens, 1);
+	f->fd = -1;
+	pthread_mutex_lock(&t->lock);
+	n = g_hash_table_lookup(t->by_ino, &ino);
+	if (n) {
+		v = (struct node_view){ n->kind, g_strdup(n->theme), n->size,
+					n->scale, g_strdup(n->name) };
+		ic = n->content;
+		ic.source = g_strdup(n->content.source);
+	}
+	pthread_mutex_unlock(&t->lock);
+	if (!n) {
+		g_free(f);
+		return -ESTALE;
+	}
+
+	if (v.kind == NODE_INDEX_THEME) {
+		GString *text = g_string_new(NULL);
+
+		r = index_theme_text(x, v.theme, text);
+		f->len = text->len;
+		f->data = g_string_free(text, FALSE);
+	} else if (kind_is_dir(v.kind)) {
+		r = -EISDIR;
+	} else if (ic.native) {
+		r = content_open_source(t->content, ic.source);
+		f->fd = r;
+	} else {
+		r = content_load(t->content, x->db, &ic, &f->data, &f->len);
+	}
+	node_view_clear(&v);
+	icon_content_clear(&ic);
+	if (r < 0) {
+		tree_file_free(f);
+		return r;
+	}
+	*ret = f;
+	return 0;
+}
+
+ssize_t tree_read(struct tree_file *f, void *buf, size_t size, off_t off)
+{
+	ssize_t n;
+
+	if (off < 0)
+		return -EINVAL;
+	if (f->fd >= 0) {
+		n = pread(f->fd, buf, size, off);
+		return n < 0 ? -errno : n;
+	}
+	if ((size_t)off >= f->len)
+		return 0;
+	n = (ssize_t)(f->len - off < size ? f->len - off : size);
+	memcpy(buf, (const char *)f->data + off, n);
+	return n;
+}
+
+void tree_file_free(struct tree_file *f)
+{
+	if (!f)
+		return;
+	if (f->fd >= 0)
+		(void)close(f->fd);
+	free(f->data);
+	g_free(f);
+}
+
+#define XATTR_SOURCE "user.iconfs.source"
+#define XATTR_COUNTERS "user.iconfs.counters"
+
+static char *counters_text(struct tree *t)
+{
+	struct content_counters *c = content_counters(t->content);
+
+	return g_strdup_printf(
+		"lookups %llu\nnegative %llu\ngetattrs %llu\nopens %llu\n"
+		"reads %llu\nreaddirs %llu\nrenders %llu\n"
+		"render_failures %llu\nblob_hits %llu\nnative %llu\n"
+		"cache_errors %llu\nnodes %u\n",
+		(unsigned long long)t->counters.lookups,
+		(unsigned long long)t->counters.negative,
+		(unsigned long long)t->counters.getattrs,
+		(unsigned long long)t->counters.opens,
+		(unsigned long long)t->counters.reads,
+		(unsigned long long)t->counters.readdirs,
+		(unsigned long long)c->renders,
+		(unsigned long long)c->render_failures,
+		(unsigned long long)c->blob_hits,
+		(unsigned long long)c->native,
+		(unsigned long long)c->cache_errors,
+		g_hash_table_size(t->by_ino));
+}
+
+int tree_getxattr(struct tree *t, uint64_t ino, const char *name,
+		  char **ret_value)
+{
+	struct node *n;
+	char *v = NULL;
+
+	if (ino == TREE_ROOT_INO && streq(name, XATTR_COUNTERS)) {
+		pthread_mutex_lock(&t->lock);
+		v = counters_text(t);
+		pthread_mutex_unlock(&t->lock);
+	} else if (streq(name, XATTR_SOURCE)) {
+		pthread_mutex_lock(&t->lock);
+		n = g_hash_table_lookup(t->by_ino, &ino);
+		if (n && n->content.source)
+			v = g_strdup(n->content.source);
+		pthread_mutex_unlock(&t->lock);
+	}
+	if (!v)
+		return -ENODATA;
+	*ret_value = v;
+	return 0;
+}
+
+int tree_listxattr(struct tree *t, uint64_t ino, GString *out)
+{
+	struct node *n;
+
+	pthread_mutex_lock(&t->lock);
+	n = g_hash_table_lookup(t->by_ino, &ino);
+	if (ino == TREE_ROOT_INO)
+		g_string_append_len(out, XATTR_COUNTERS,
+				    sizeof(XATTR_COUNTERS));
+	else if (n && n->content.source)
+		g_string_append_len(out, XATTR_SOURCE, sizeof(XATTR_SOURCE));
+	pthread_mutex_unlock(&t->lock);
+	return 0;
+}

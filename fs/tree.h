@@ -1,0 +1,72 @@
+/* The mounted tree's inodes: what each node is, its attributes, its
+ * listing and its open files. Node lifetime follows the kernel's lookup
+ * count (tree_lookup adds one, tree_forget takes them away), so memory
+ * stays bounded by what the kernel holds. All functions are thread-safe;
+ * those that touch the index take the calling thread's struct tree_ctx. */
+#pragma once
+
+#include <glib.h>
+#include <sqlite3.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "content.h"
+#include "lookup.h"
+
+#define TREE_ROOT_INO 1
+
+struct tree;
+
+/* Per-thread: the connection and lookup that thread's requests use. */
+struct tree_ctx {
+	sqlite3 *db;
+	struct lookup *l;
+};
+
+struct tree_counters {
+	atomic_ullong lookups, negative, getattrs, opens, reads, readdirs;
+};
+
+int tree_new(const char *default_theme, struct content *content,
+	     struct tree **ret);
+struct tree *tree_free(struct tree *t);
+struct tree_counters *tree_counters(struct tree *t);
+
+/* Resolve `name` in directory `parent`: on success the child's ino and
+ * attributes, with one more kernel reference. -ENOENT for names that do not
+ * exist (negative entries), -ENOTDIR, -ENAMETOOLONG, -EIO. */
+int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
+		const char *name, uint64_t *ret_ino, struct stat *ret_st);
+void tree_forget(struct tree *t, uint64_t ino, uint64_t nlookup);
+int tree_getattr(struct tree *t, uint64_t ino, struct stat *ret_st);
+
+/* A directory listing: names with their d_type, "." and ".." first. */
+struct tree_listing {
+	GPtrArray *names;
+	GArray *types; /* unsigned char DT_* per name */
+};
+int tree_list(struct tree *t, struct tree_ctx *x, uint64_t ino,
+	      struct tree_listing **ret);
+void tree_listing_free(struct tree_listing *ls);
+
+/* An open file: either an fd on the source or the bytes in memory. */
+struct tree_file {
+	int fd;
+	void *data;
+	size_t len;
+};
+int tree_open(struct tree *t, struct tree_ctx *x, uint64_t ino,
+	      struct tree_file **ret);
+/* Read up to `size` bytes at `off` into `buf`; returns the count or -errno. */
+ssize_t tree_read(struct tree_file *f, void *buf, size_t size, off_t off);
+void tree_file_free(struct tree_file *f);
+
+/* Extended attributes: user.iconfs.source on files, user.iconfs.counters on
+ * the root. Returns the value (g_free) or -ENODATA. */
+int tree_getxattr(struct tree *t, uint64_t ino, const char *name,
+		  char **ret_value);
+/* NUL-separated names, as listxattr(2) returns them. */
+int tree_listxattr(struct tree *t, uint64_t ino, GString *out);
+
+/* Forget every cached resolution (after the index changed). */
+void tree_set_refresh_time(struct tree *t, struct timespec when);

@@ -1,0 +1,100 @@
+/* Name grammar of the mounted tree; see view.h. */
+#include <errno.h>
+#include <glib.h>
+#include <limits.h>
+#include <string.h>
+
+#include "lookup.h"
+#include "view.h"
+
+const int view_listed_sizes[] = { 16, 22, 24, 32, 48, 64, 96, 128, 256, 512 };
+const unsigned view_n_listed_sizes = G_N_ELEMENTS(view_listed_sizes);
+
+/* Parse a canonical decimal in [min, max] at *s, advancing *s. */
+static int parse_number(const char **s, int min, int max, int *ret)
+{
+	const char *p = *s;
+	long v = 0;
+
+	if (*p < '1' || *p > '9')
+		return -ENOENT;
+	while (*p >= '0' && *p <= '9') {
+		v = v * 10 + (*p - '0');
+		if (v > max)
+			return -ENOENT;
+		p++;
+	}
+	if (v < min)
+		return -ENOENT;
+	*s = p;
+	*ret = (int)v;
+	return 0;
+}
+
+static int parse_scale_suffix(const char *p, int max, int *ret_scale)
+{
+	if (*p == '\0') {
+		*ret_scale = 1;
+		return 0;
+	}
+	if (*p != '@')
+		return -ENOENT;
+	p++;
+	if (parse_number(&p, 1, max, ret_scale) < 0 || *p)
+		return -ENOENT;
+	return 0;
+}
+
+int view_parse_flat_dir(const char *s, int *ret_size, int *ret_scale)
+{
+	int size, scale;
+
+	if (parse_number(&s, 1, VIEW_SIZE_MAX, &size) < 0 ||
+	    parse_scale_suffix(s, VIEW_SCALE_MAX, &scale) < 0)
+		return -ENOENT;
+	*ret_size = size;
+	*ret_scale = scale;
+	return 0;
+}
+
+int view_parse_theme_dir(const char *s, int *ret_size, int *ret_scale)
+{
+	int w, h, scale;
+
+	if (parse_number(&s, 1, VIEW_SIZE_MAX, &w) < 0 || *s++ != 'x' ||
+	    parse_number(&s, 1, VIEW_SIZE_MAX, &h) < 0 || w != h ||
+	    parse_scale_suffix(s, 2, &scale) < 0)
+		return -ENOENT;
+	/* "@1" is not canonical: 48x48 is the Scale=1 directory */
+	if (scale == 1 && *s)
+		return -ENOENT;
+	*ret_size = w;
+	*ret_scale = scale;
+	return 0;
+}
+
+int view_parse_icon_file(const char *s, const char *ext, char **ret_name)
+{
+	size_t n = strnlen(s, NAME_MAX + 1), e = strlen(ext);
+	g_autofree char *name = NULL;
+
+	if (n > NAME_MAX)
+		return -ENAMETOOLONG;
+	if (n < e + 2 || s[n - e - 1] != '.' || strcmp(s + n - e, ext) != 0)
+		return -ENOENT;
+	name = g_strndup(s, n - e - 1);
+	if (!lookup_name_valid(name))
+		return -ENOENT;
+	*ret_name = g_steal_pointer(&name);
+	return 0;
+}
+
+bool view_is_symbolic(const char *name)
+{
+	return g_str_has_suffix(name, "-symbolic");
+}
+
+int view_nominal_size(const char *name)
+{
+	return view_is_symbolic(name) ? 16 : 48;
+}

@@ -1,0 +1,174 @@
+/* Base directories and defaults; see basedirs.h. Nothing here touches the
+ * mountpoint: paths are compared lexically, because resolving a path inside
+ * our own mount from the daemon would deadlock. */
+#include <glib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "basedirs.h"
+#include "macro.h"
+
+static const char *env_or(const char *name, const char *fallback)
+{
+	const char *v = getenv(name);
+	return v && *v ? v : fallback;
+}
+
+static char *home_path(const char *suffix)
+{
+	return g_build_filename(g_get_home_dir(), suffix, NULL);
+}
+
+char *basedirs_default_db(void)
+{
+	const char *cache = getenv("XDG_CACHE_HOME");
+	if (cache && *cache == '/')
+		return g_build_filename(cache, "iconfs", "index.sqlite", NULL);
+	g_autofree char *dflt = home_path(".cache");
+	return g_build_filename(dflt, "iconfs", "index.sqlite", NULL);
+}
+
+char *basedirs_default_mountpoint(void)
+{
+	const char *runtime = getenv("XDG_RUNTIME_DIR");
+	if (runtime && *runtime == '/')
+		return g_build_filename(runtime, "iconfs", NULL);
+	return g_strdup_printf("/run/user/%u/iconfs", (unsigned)getuid());
+}
+
+char *basedirs_normalize(const char *path)
+{
+	g_auto(GStrv) parts = g_strsplit(path, "/", -1);
+	GPtrArray *keep = g_ptr_array_new();
+	GString *out = g_string_new(NULL);
+
+	for (char **p = parts; *p; p++) {
+		if (!**p || streq(*p, "."))
+			continue;
+		if (streq(*p, "..")) {
+			if (keep->len > 0)
+				g_ptr_array_remove_index(keep, keep->len - 1);
+			continue;
+		}
+		g_ptr_array_add(keep, *p);
+	}
+	for (guint i = 0; i < keep->len; i++) {
+		g_string_append_c(out, '/');
+		g_string_append(out, keep->pdata[i]);
+	}
+	if (out->len == 0)
+		g_string_append_c(out, '/');
+	g_ptr_array_free(keep, TRUE);
+	return g_string_free(out, FALSE);
+}
+
+int basedirs_path_under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (n == 1 && dir[0] == '/')
+		return 1;
+	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+}
+
+static void add_dir(GPtrArray *list, const char *dir, const char *mountpoint)
+{
+	g_autofree char *abs = NULL;
+	char *norm;
+
+	if (!dir || !*dir)
+		return;
+	if (dir[0] == '/') {
+		abs = g_strdup(dir);
+	} else {
+		g_autofree char *cwd = g_get_current_dir();
+		abs = g_build_filename(cwd, dir, NULL);
+	}
+	norm = basedirs_normalize(abs);
+	if (mountpoint && basedirs_path_under(norm, mountpoint)) {
+		g_free(norm);
+		return;
+	}
+	for (guint i = 0; i < list->len; i++) {
+		if (streq(list->pdata[i], norm)) {
+			g_free(norm);
+			return;
+		}
+	}
+	g_ptr_array_add(list, norm);
+}
+
+char **basedirs_list(const char *icon_dirs, const char *mountpoint)
+{
+	g_autofree char *mnt = mountpoint ? basedirs_normalize(mountpoint) :
+					    NULL;
+	GPtrArray *list = g_ptr_array_new();
+
+	if (icon_dirs) {
+		g_auto(GStrv) dirs = g_strsplit(icon_dirs, ":", -1);
+		for (char **d = dirs; *d; d++)
+			add_dir(list, *d, mnt);
+	} else {
+		g_autofree char *dot_icons = home_path(".icons");
+		g_autofree char *data_home = NULL;
+		g_auto(GStrv) data_dirs = NULL;
+		const char *xdh = getenv("XDG_DATA_HOME");
+
+		add_dir(list, dot_icons, mnt);
+		if (xdh && *xdh == '/')
+			data_home = g_build_filename(xdh, "icons", NULL);
+		else
+			data_home = home_path(".local/share/icons");
+		add_dir(list, data_home, mnt);
+		data_dirs = g_strsplit(env_or("XDG_DATA_DIRS",
+					      "/usr/local/share:/usr/share"),
+				       ":", -1);
+		for (char **d = data_dirs; *d; d++) {
+			g_autofree char *icons = NULL;
+			if (**d != '/')
+				continue;
+			icons = g_build_filename(*d, "icons", NULL);
+			add_dir(list, icons, mnt);
+		}
+		add_dir(list, "/usr/share/pixmaps", mnt);
+	}
+	g_ptr_array_add(list, NULL);
+	return (char **)g_ptr_array_free(list, FALSE);
+}
+
+static char *config_value(const char *file, const char *group, const char *key)
+{
+	g_autoptr(GKeyFile) kf = g_key_file_new();
+	g_autofree char *path = NULL;
+	const char *config = getenv("XDG_CONFIG_HOME");
+	char *v;
+
+	if (config && *config == '/')
+		path = g_build_filename(config, file, NULL);
+	else
+		path = g_build_filename(g_get_home_dir(), ".config", file, NULL);
+	if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, NULL))
+		return NULL;
+	v = g_key_file_get_string(kf, group, key, NULL);
+	if (v && !*g_strstrip(v)) {
+		g_free(v);
+		return NULL;
+	}
+	return v;
+}
+
+char *basedirs_default_theme(const char *theme_option)
+{
+	char *v;
+
+	if (theme_option && *theme_option)
+		return g_strdup(theme_option);
+	v = config_value("gtk-3.0/settings.ini", "Settings",
+			 "gtk-icon-theme-name");
+	if (v)
+		return v;
+	v = config_value("kdeglobals", "Icons", "Theme");
+	if (v)
+		return v;
+	return g_strdup("hicolor");
+}

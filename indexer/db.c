@@ -1,0 +1,288 @@
+/* Opening and migrating the index; see db.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "db.h"
+#include "log.h"
+#include "schema.h"
+
+/* 'icfs' in PRAGMA application_id marks our files; anything else with
+ * tables in it is foreign. */
+#define ICONFS_APPLICATION_ID 0x69636673
+
+int db_errno(int rc)
+{
+	switch (rc & 0xff) {
+	case SQLITE_OK:
+	case SQLITE_ROW:
+	case SQLITE_DONE:
+		return 0;
+	case SQLITE_NOMEM:
+		return -ENOMEM;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return -EBUSY;
+	case SQLITE_READONLY:
+		return -EROFS;
+	case SQLITE_FULL:
+		return -ENOSPC;
+	case SQLITE_CANTOPEN:
+		return -ENOENT;
+	case SQLITE_PERM:
+	case SQLITE_AUTH:
+		return -EACCES;
+	case SQLITE_TOOBIG:
+		return -E2BIG;
+	case SQLITE_CONSTRAINT:
+		return -EEXIST;
+	case SQLITE_CORRUPT:
+	case SQLITE_NOTADB:
+		return -EBADMSG;
+	case SQLITE_INTERRUPT:
+		return -EINTR;
+	default:
+		return -EIO;
+	}
+}
+
+int db_log_error(sqlite3 *db, int rc, const char *what)
+{
+	return log_error_errno(db_errno(rc), "%s: %s", what,
+			       db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+}
+
+int db_exec(sqlite3 *db, const char *sql)
+{
+	int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return db_errno(rc);
+	return 0;
+}
+
+int db_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **ret)
+{
+	int rc = sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, ret,
+				    NULL);
+	if (rc != SQLITE_OK)
+		return db_log_error(db, rc, "cannot prepare statement");
+	return 0;
+}
+
+static long long db_pragma_int(sqlite3 *db, const char *sql, int *ret_rc)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *stmt = NULL;
+	long long v = 0;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db, sql, -1, &stmt, NULL);
+	if (rc == SQLITE_OK) {
+		rc = sqlite3_step(stmt);
+		if (rc == SQLITE_ROW) {
+			v = sqlite3_column_int64(stmt, 0);
+			rc = SQLITE_OK;
+		} else if (rc == SQLITE_DONE) {
+			rc = SQLITE_OK;
+		}
+	}
+	*ret_rc = rc;
+	return v;
+}
+
+/* Checks that an open file is ours (or empty) and intact. Returns 0, or
+ * -EBADMSG when it should be moved aside. */
+static int db_verify(sqlite3 *db, unsigned flags)
+{
+	long long app, version, tables;
+	int rc;
+
+	tables = db_pragma_int(db, "SELECT count(*) FROM sqlite_schema", &rc);
+	if (rc != SQLITE_OK)
+		return -EBADMSG;
+	app = db_pragma_int(db, "PRAGMA application_id", &rc);
+	if (rc != SQLITE_OK)
+		return -EBADMSG;
+	version = db_pragma_int(db, "PRAGMA user_version", &rc);
+	if (rc != SQLITE_OK)
+		return -EBADMSG;
+	if (tables > 0 && app != ICONFS_APPLICATION_ID)
+		return -EBADMSG;
+	if (version > (long long)schema_migrations_count)
+		return -EBADMSG;
+	if (flags & DB_CHECK && tables > 0) {
+		_cleanup_(sqlite3_finalizep) sqlite3_stmt *stmt = NULL;
+		if (sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &stmt,
+				       NULL) != SQLITE_OK)
+			return -EBADMSG;
+		if (sqlite3_step(stmt) != SQLITE_ROW ||
+		    !streq(db_column_str(stmt, 0), "ok"))
+			return -EBADMSG;
+	}
+	return 0;
+}
+
+static int db_migrate(sqlite3 *db)
+{
+	long long version;
+	int rc, r;
+
+	version = db_pragma_int(db, "PRAGMA user_version", &rc);
+	if (rc != SQLITE_OK)
+		return db_log_error(db, rc, "cannot read schema version");
+
+	for (unsigned v = version; v < schema_migrations_count; v++) {
+		char sql[128];
+
+		r = db_exec(db, "BEGIN IMMEDIATE");
+		if (r < 0)
+			return db_log_error(db, r, "cannot begin migration");
+		rc = sqlite3_exec(db, schema_migrations[v], NULL, NULL, NULL);
+		if (rc == SQLITE_OK) {
+			snprintf(sql, sizeof(sql),
+				 "PRAGMA user_version = %u;"
+				 "PRAGMA application_id = %d",
+				 v + 1, ICONFS_APPLICATION_ID);
+			rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+		}
+		if (rc != SQLITE_OK) {
+			r = db_log_error(db, rc, "cannot migrate index");
+			(void)db_exec(db, "ROLLBACK");
+			return r;
+		}
+		r = db_exec(db, "COMMIT");
+		if (r < 0)
+			return db_log_error(db, r, "cannot commit migration");
+	}
+	return 0;
+}
+
+static void db_move_aside(const char *path)
+{
+	static const char *const suffixes[] = { "", "-wal", "-shm" };
+	char from[4096], to[4096];
+
+	for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
+		snprintf(from, sizeof(from), "%s%s", path, suffixes[i]);
+		snprintf(to, sizeof(to), "%s.broken%s", path, suffixes[i]);
+		if (rename(from, to) < 0 && errno != ENOENT)
+			(void)unlink(from);
+	}
+	log_warning("index '%s' is corrupt or not an iconfs index, moved "
+		    "aside to '%s.broken' and rebuilt",
+		    path, path);
+}
+
+static int mkdir_parents(const char *path)
+{
+	_cleanup_free_ char *p = strdup(path);
+	if (!p)
+		return -ENOMEM;
+	for (char *s = p + 1; *s; s++) {
+		if (*s != '/')
+			continue;
+		*s = '\0';
+		if (mkdir(p, 0700) < 0 && errno != EEXIST)
+			return -errno;
+		*s = '/';
+	}
+	return 0;
+}
+
+static int db_open_once(const char *path, unsigned flags, sqlite3 **ret)
+{
+	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	int oflags, rc, r;
+
+	oflags = SQLITE_OPEN_NOMUTEX |
+		 (flags & DB_READONLY ? SQLITE_OPEN_READONLY :
+					SQLITE_OPEN_READWRITE |
+						SQLITE_OPEN_CREATE);
+	rc = sqlite3_open_v2(path, &db, oflags, NULL);
+	if (rc != SQLITE_OK)
+		return db_errno(rc);
+	(void)sqlite3_extended_result_codes(db, 1);
+	(void)sqlite3_busy_timeout(db, 10000);
+
+	r = db_verify(db, flags);
+	if (r < 0)
+		return r;
+
+	if (!(flags & DB_READONLY)) {
+		/* WAL lets the daemon's readers run beside the one writer;
+		 * NORMAL sync is durable across process crashes, which is what
+		 * a cache needs. */
+		rc = sqlite3_exec(db,
+				  "PRAGMA journal_mode = WAL;"
+				  "PRAGMA synchronous = NORMAL;",
+				  NULL, NULL, NULL);
+		if (rc != SQLITE_OK)
+			return db_errno(rc);
+		r = db_migrate(db);
+		if (r < 0)
+			return r;
+	}
+	rc = sqlite3_exec(db,
+			  "PRAGMA foreign_keys = ON;"
+			  "PRAGMA temp_store = MEMORY;"
+			  "PRAGMA cache_size = -4096;"
+			  "PRAGMA mmap_size = 268435456;",
+			  NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return db_errno(rc);
+
+	*ret = TAKE_PTR(db);
+	return 0;
+}
+
+int db_open(const char *path, unsigned flags, sqlite3 **ret)
+{
+	int r;
+
+	if (!(flags & DB_READONLY)) {
+		r = mkdir_parents(path);
+		if (r < 0)
+			return log_error_errno(r, "cannot create directory for "
+						  "index '%s': %m",
+					       path);
+	}
+	r = db_open_once(path, flags, ret);
+	if (r == -EBADMSG && !(flags & DB_READONLY)) {
+		db_move_aside(path);
+		r = db_open_once(path, flags, ret);
+	}
+	if (r < 0)
+		return log_error_errno(r, "cannot open index '%s': %m", path);
+	return 0;
+}
+
+int db_meta_set_int(sqlite3 *db, const char *key, long long value)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *stmt = NULL;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db,
+				"INSERT OR REPLACE INTO meta(key, value) "
+				"VALUES (?1, ?2)",
+				-1, &stmt, NULL);
+	if (rc != SQLITE_OK)
+		return db_errno(rc);
+	sqlite3_bind_text(stmt, 1, key, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(stmt, 2, value);
+	rc = sqlite3_step(stmt);
+	return rc == SQLITE_DONE ? 0 : db_errno(rc);
+}
+
+long long db_meta_get_int(sqlite3 *db, const char *key, long long def)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *stmt = NULL;
+
+	if (sqlite3_prepare_v2(db, "SELECT value FROM meta WHERE key = ?1", -1,
+			       &stmt, NULL) != SQLITE_OK)
+		return def;
+	sqlite3_bind_text(stmt, 1, key, -1, SQLITE_STATIC);
+	if (sqlite3_step(stmt) != SQLITE_ROW)
+		return def;
+	return sqlite3_column_int64(stmt, 0);
+}

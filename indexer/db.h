@@ -1,0 +1,50 @@
+/* The index database file: opening, checking, migrating, and the glue that
+ * turns SQLite result codes into -errno. A file that is corrupt, not SQLite
+ * at all, or another program's database is moved aside (to PATH.broken) and
+ * a fresh one created, with a log line. One connection per thread: callers
+ * own the sqlite3 handle they get and close it with sqlite3_closep. */
+#pragma once
+
+#include <sqlite3.h>
+#include <stdbool.h>
+
+#include "macro.h"
+
+enum db_open_flags {
+	DB_READONLY = 1 << 0, /* no create, no migration, query_only */
+	DB_CHECK = 1 << 1, /* run PRAGMA quick_check before use */
+};
+
+int db_open(const char *path, unsigned flags, sqlite3 **ret);
+
+/* Map an SQLite result code to a negative errno (SQLITE_OK → 0). */
+int db_errno(int rc);
+
+/* Log the connection's last error with a context and return -errno. */
+int db_log_error(sqlite3 *db, int rc, const char *what);
+
+int db_exec(sqlite3 *db, const char *sql);
+int db_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **ret);
+
+/* Meta key/value helpers (table meta). */
+int db_meta_set_int(sqlite3 *db, const char *key, long long value);
+long long db_meta_get_int(sqlite3 *db, const char *key, long long def);
+
+static inline void sqlite3_closep(sqlite3 **db)
+{
+	if (*db)
+		(void)sqlite3_close_v2(*db);
+}
+
+static inline void sqlite3_finalizep(sqlite3_stmt **stmt)
+{
+	if (*stmt)
+		(void)sqlite3_finalize(*stmt);
+}
+
+/* Text column as a C string ("" for NULL). */
+static inline const char *db_column_str(sqlite3_stmt *stmt, int col)
+{
+	const unsigned char *s = sqlite3_column_text(stmt, col);
+	return s ? (const char *)s : "";
+}

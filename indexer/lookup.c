@@ -1,0 +1,388 @@
+/* The specification's lookup over the index; see lookup.h. */
+#include <errno.h>
+#include <glib.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "db.h"
+#include "log.h"
+#include "lookup.h"
+#include "scan.h"
+#include "theme.h"
+
+/* Deeper Inherits chains than this are cut: real ones have 2 or 3. */
+#define CHAIN_MAX 64
+
+struct lookup {
+	sqlite3 *db;
+	sqlite3_stmt *theme_get; /* name → id, inherits */
+	sqlite3_stmt *icon_in_theme;
+	sqlite3_stmt *icon_fallback;
+	GHashTable *chains; /* theme name → GArray of theme ids */
+};
+
+int lookup_new(sqlite3 *db, struct lookup **ret)
+{
+	struct lookup *l = g_new0(struct lookup, 1);
+	int r;
+
+	l->db = db;
+	l->chains = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					  (GDestroyNotify)g_array_unref);
+	r = db_prepare(db,
+		       "SELECT id, inherits FROM theme "
+		       "WHERE name = ?1 AND valid",
+		       &l->theme_get);
+	if (r >= 0)
+		r = db_prepare(db,
+			       "SELECT s.size, s.scale, s.type, s.min_size, "
+			       "s.max_size, s.threshold, d.path, i.ext "
+			       "FROM icon i JOIN dir d ON d.id = i.dir_id "
+			       "JOIN subdir s ON s.theme_id = d.theme_id "
+			       "AND s.path = d.relpath "
+			       "JOIN basedir b ON b.id = d.basedir_id "
+			       "WHERE i.name = ?1 AND d.theme_id = ?2 "
+			       "AND d.kind = 2 "
+			       "ORDER BY s.pos, b.pos, i.ext",
+			       &l->icon_in_theme);
+	if (r >= 0)
+		r = db_prepare(db,
+			       "SELECT d.path, i.ext FROM icon i "
+			       "JOIN dir d ON d.id = i.dir_id "
+			       "JOIN basedir b ON b.id = d.basedir_id "
+			       "WHERE i.name = ?1 AND d.kind = 0 "
+			       "ORDER BY b.pos, i.ext LIMIT 1",
+			       &l->icon_fallback);
+	if (r < 0) {
+		lookup_free(l);
+		return r;
+	}
+	*ret = l;
+	return 0;
+}
+
+struct lookup *lookup_free(struct lookup *l)
+{
+	if (!l)
+		return NULL;
+	sqlite3_finalize(l->theme_get);
+	sqlite3_finalize(l->icon_in_theme);
+	sqlite3_finalize(l->icon_fallback);
+	g_hash_table_destroy(l->chains);
+	g_free(l);
+	return NULL;
+}
+
+void lookup_flush(struct lookup *l)
+{
+	g_hash_table_remove_all(l->chains);
+}
+
+int lookup_name_valid(const char *name)
+{
+	size_t n = strnlen(name, NAME_MAX + 1);
+
+	return n > 0 && n <= NAME_MAX && !strchr(name, '/') &&
+	       !streq(name, ".") && !streq(name, "..");
+}
+
+/* Depth-first, in Inherits order, each theme once. */
+static void chain_walk(struct lookup *l, const char *name, GArray *ids,
+		       GHashTable *seen)
+{
+	g_auto(GStrv) parents = NULL;
+	long long id;
+
+	if (ids->len >= CHAIN_MAX || g_hash_table_contains(seen, name))
+		return;
+	g_hash_table_add(seen, g_strdup(name));
+
+	sqlite3_bind_text(l->theme_get, 1, name, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(l->theme_get) != SQLITE_ROW) {
+		(void)sqlite3_reset(l->theme_get);
+		return; /* missing themes are skipped */
+	}
+	id = sqlite3_column_int64(l->theme_get, 0);
+	parents = theme_split_list(db_column_str(l->theme_get, 1));
+	(void)sqlite3_reset(l->theme_get);
+
+	g_array_append_val(ids, id);
+	for (char **p = parents; *p; p++)
+		chain_walk(l, *p, ids, seen);
+}
+
+int lookup_chain(struct lookup *l, const char *theme,
+		 const long long **ret_ids, unsigned *ret_n)
+{
+	GArray *ids = g_hash_table_lookup(l->chains, theme);
+
+	if (!ids) {
+		g_autoptr(GHashTable) seen = g_hash_table_new_full(
+			g_str_hash, g_str_equal, g_free, NULL);
+
+		ids = g_array_new(FALSE, FALSE, sizeof(long long));
+		chain_walk(l, theme, ids, seen);
+		chain_walk(l, "hicolor", ids, seen);
+		g_hash_table_insert(l->chains, g_strdup(theme), ids);
+	}
+	*ret_ids = (const long long *)ids->data;
+	*ret_n = ids->len;
+	return 0;
+}
+
+struct subdir_size {
+	int size, scale, type, min_size, max_size, threshold;
+};
+
+static bool dir_matches_size(const struct subdir_size *d, int size, int scale)
+{
+	if (d->scale != scale)
+		return false;
+	switch (d->type) {
+	case THEME_DIR_FIXED:
+		return d->size == size;
+	case THEME_DIR_SCALABLE:
+		return d->min_size <= size && size <= d->max_size;
+	default:
+		return d->size - d->threshold <= size &&
+		       size <= d->size + d->threshold;
+	}
+}
+
+/* As the specification writes it, with iconsize*iconscale where it has a
+ * typo. The Threshold case uses MinSize and MaxSize (which default to Size)
+ * exactly as written. */
+static long long dir_size_distance(const struct subdir_size *d, int size,
+				   int scale)
+{
+	long long want = (long long)size * scale;
+
+	switch (d->type) {
+	case THEME_DIR_FIXED:
+		return llabs((long long)d->size * d->scale - want);
+	case THEME_DIR_SCALABLE:
+		if (want < (long long)d->min_size * d->scale)
+			return (long long)d->min_size * d->scale - want;
+		if (want > (long long)d->max_size * d->scale)
+			return want - (long long)d->max_size * d->scale;
+		return 0;
+	default:
+		if (want < (long long)(d->size - d->threshold) * d->scale)
+			return (long long)d->min_size * d->scale - want;
+		if (want > (long long)(d->size + d->threshold) * d->scale)
+			return want - (long long)d->max_size * d->scale;
+		return 0;
+	}
+}
+
+static char *icon_path(const char *dir, const char *name, int ext)
+{
+	return g_strdup_printf("%s/%s.%s", dir, name, scan_ext_name(ext));
+}
+
+/* LookupIcon: both passes over one query's rows, which come in
+ * subdir → base dir → extension order. */
+static int lookup_in_theme(struct lookup *l, long long theme_id,
+			   const char *name, int size, int scale,
+			   char **ret_path, int *ret_ext)
+{
+	sqlite3_stmt *q = l->icon_in_theme;
+	g_autofree char *closest = NULL;
+	int closest_ext = -1;
+	long long minimal = LLONG_MAX;
+	int rc;
+
+	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(q, 2, theme_id);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		struct subdir_size d = {
+			.size = sqlite3_column_int(q, 0),
+			.scale = sqlite3_column_int(q, 1),
+			.type = sqlite3_column_int(q, 2),
+			.min_size = sqlite3_column_int(q, 3),
+			.max_size = sqlite3_column_int(q, 4),
+			.threshold = sqlite3_column_int(q, 5),
+		};
+		int ext = sqlite3_column_int(q, 7);
+		long long dist;
+
+		if (dir_matches_size(&d, size, scale)) {
+			*ret_path = icon_path(db_column_str(q, 6), name, ext);
+			*ret_ext = ext;
+			(void)sqlite3_reset(q);
+			return 0;
+		}
+		dist = dir_size_distance(&d, size, scale);
+		if (dist < minimal) {
+			g_free(closest);
+			closest = icon_path(db_column_str(q, 6), name, ext);
+			closest_ext = ext;
+			minimal = dist;
+		}
+	}
+	(void)sqlite3_reset(q);
+	if (rc != SQLITE_DONE)
+		return db_log_error(l->db, rc, "cannot look up icon");
+	if (!closest)
+		return -ENOENT;
+	*ret_path = g_steal_pointer(&closest);
+	*ret_ext = closest_ext;
+	return 0;
+}
+
+static int lookup_fallback(struct lookup *l, const char *name, char **ret_path,
+			   int *ret_ext)
+{
+	sqlite3_stmt *q = l->icon_fallback;
+	int rc, r = -ENOENT;
+
+	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+	rc = sqlite3_step(q);
+	if (rc == SQLITE_ROW) {
+		*ret_ext = sqlite3_column_int(q, 1);
+		*ret_path = icon_path(db_column_str(q, 0), name, *ret_ext);
+		r = 0;
+	} else if (rc != SQLITE_DONE) {
+		r = db_log_error(l->db, rc, "cannot look up icon");
+	}
+	(void)sqlite3_reset(q);
+	return r;
+}
+
+int lookup_icon(struct lookup *l, const char *theme, const char *name,
+		int size, int scale, char **ret_path, int *ret_ext)
+{
+	const long long *ids;
+	unsigned n;
+	int r;
+
+	if (!lookup_name_valid(name) || size < 1 || scale < 1)
+		return -ENOENT;
+	r = lookup_chain(l, theme, &ids, &n);
+	if (r < 0)
+		return r;
+	for (unsigned i = 0; i < n; i++) {
+		r = lookup_in_theme(l, ids[i], name, size, scale, ret_path,
+				    ret_ext);
+		if (r != -ENOENT)
+			return r;
+	}
+	return lookup_fallback(l, name, ret_path, ret_ext);
+}
+
+/* "?,?,?" placeholders are not worth it: chains are short, so the ids go
+ * into the query as a JSON array. */
+static char *chain_json(const long long *ids, unsigned n)
+{
+	GString *s = g_string_new("[");
+
+	for (unsigned i = 0; i < n; i++)
+		g_string_append_printf(s, "%s%lld", i ? "," : "", ids[i]);
+	g_string_append_c(s, ']');
+	return g_string_free(s, FALSE);
+}
+
+int lookup_names(struct lookup *l, const char *theme, GPtrArray **ret)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	g_autofree char *json = NULL;
+	const long long *ids;
+	GPtrArray *names;
+	unsigned n;
+	int r, rc;
+
+	r = lookup_chain(l, theme, &ids, &n);
+	if (r < 0)
+		return r;
+	json = chain_json(ids, n);
+	r = db_prepare(l->db,
+		       "SELECT DISTINCT i.name FROM icon i "
+		       "JOIN dir d ON d.id = i.dir_id "
+		       "WHERE (d.kind = 2 AND d.theme_id IN "
+		       "(SELECT value FROM json_each(?1))) OR d.kind = 0 "
+		       "ORDER BY i.name",
+		       &q);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(q, 1, json, -1, SQLITE_STATIC);
+	names = g_ptr_array_new_with_free_func(g_free);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+		g_ptr_array_add(names, g_strdup(db_column_str(q, 0)));
+	if (rc != SQLITE_DONE) {
+		g_ptr_array_unref(names);
+		return db_log_error(l->db, rc, "cannot list icons");
+	}
+	*ret = names;
+	return 0;
+}
+
+int lookup_chain_sizes(struct lookup *l, const char *theme, int max,
+		       GArray **ret)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	g_autofree char *json = NULL;
+	const long long *ids;
+	GArray *sizes;
+	unsigned n;
+	int r;
+
+	r = lookup_chain(l, theme, &ids, &n);
+	if (r < 0)
+		return r;
+	json = chain_json(ids, n);
+	r = db_prepare(l->db,
+		       "SELECT DISTINCT size FROM subdir WHERE theme_id IN "
+		       "(SELECT value FROM json_each(?1)) AND type != 1 "
+		       "AND size <= ?2 ORDER BY size",
+		       &q);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(q, 1, json, -1, SQLITE_STATIC);
+	sqlite3_bind_int(q, 2, max);
+	sizes = g_array_new(FALSE, FALSE, sizeof(int));
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		int s = sqlite3_column_int(q, 0);
+		g_array_append_val(sizes, s);
+	}
+	*ret = sizes;
+	return 0;
+}
+
+int lookup_theme_info(struct lookup *l, const char *theme, char **ret_name,
+		      char **ret_comment, char **ret_example)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	int r;
+
+	r = db_prepare(l->db,
+		       "SELECT display_name, comment, example FROM theme "
+		       "WHERE name = ?1 AND valid",
+		       &q);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(q, 1, theme, -1, SQLITE_STATIC);
+	if (sqlite3_step(q) != SQLITE_ROW)
+		return -ENOENT;
+	*ret_name = g_strdup(db_column_str(q, 0));
+	*ret_comment = g_strdup(db_column_str(q, 1));
+	*ret_example = g_strdup(db_column_str(q, 2));
+	return 0;
+}
+
+int lookup_themes(struct lookup *l, GPtrArray **ret)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	GPtrArray *names;
+	int r;
+
+	r = db_prepare(l->db, "SELECT name FROM theme WHERE valid ORDER BY name",
+		       &q);
+	if (r < 0)
+		return r;
+	names = g_ptr_array_new_with_free_func(g_free);
+	while (sqlite3_step(q) == SQLITE_ROW)
+		g_ptr_array_add(names, g_strdup(db_column_str(q, 0)));
+	*ret = names;
+	return 0;
+}

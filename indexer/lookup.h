@@ -1,0 +1,62 @@
+/* The freedesktop Icon Theme Specification 0.13 lookup (FindIcon and its
+ * helpers), answered from the index alone with prepared statements.
+ *
+ * The search order is the theme, its Inherits depth-first in order (missing
+ * themes skipped, each theme searched once so cycles end), then hicolor and
+ * its parents, then the unthemed fallback <base>/<name>.<ext>. Within a theme
+ * LookupIcon's two passes run over subdir → base dir → extension; ties go to
+ * the first found.
+ *
+ * A struct lookup belongs to one thread and one connection. Theme chains are
+ * cached in it; call lookup_flush() after the index changed. */
+#pragma once
+
+#include <glib.h>
+#include <sqlite3.h>
+
+struct lookup;
+
+int lookup_new(sqlite3 *db, struct lookup **ret);
+struct lookup *lookup_free(struct lookup *l);
+
+static inline void lookup_freep(struct lookup **l)
+{
+	lookup_free(*l);
+}
+
+/* Forget cached theme chains. */
+void lookup_flush(struct lookup *l);
+
+/* 1 when `name` may name an icon at all: not empty, no '/', not "." or "..",
+ * at most 255 bytes. */
+int lookup_name_valid(const char *name);
+
+/* Resolve `name` at `size` and `scale` in `theme`. On success returns 0 and
+ * stores a newly allocated path (g_free()) and the extension index (0 png,
+ * 1 svg, 2 xpm); -ENOENT when nothing resolves; other -errno on failure. */
+int lookup_icon(struct lookup *l, const char *theme, const char *name,
+		int size, int scale, char **ret_path, int *ret_ext);
+
+/* The ids of the themes searched for `theme`, in search order (hicolor and
+ * its parents last). Owned by `l`, valid until the next call or flush;
+ * *ret_n is the count. */
+int lookup_chain(struct lookup *l, const char *theme,
+		 const long long **ret_ids, unsigned *ret_n);
+
+/* Every name that resolves in `theme` at any size: the names in its search
+ * chain plus the unthemed fallbacks, sorted, each once. The array and its
+ * strings are newly allocated (g_ptr_array_unref frees all). */
+int lookup_names(struct lookup *l, const char *theme, GPtrArray **ret);
+
+/* Sizes of the non-Scalable directories in the search chain of `theme`,
+ * sorted, each once, up to `max`. */
+int lookup_chain_sizes(struct lookup *l, const char *theme, int max,
+		       GArray **ret);
+
+/* Display strings of a theme's index.theme (g_free each); -ENOENT when no
+ * valid theme has that name. */
+int lookup_theme_info(struct lookup *l, const char *theme, char **ret_name,
+		      char **ret_comment, char **ret_example);
+
+/* Names of all valid themes, sorted (g_ptr_array_unref frees all). */
+int lookup_themes(struct lookup *l, GPtrArray **ret);

@@ -1,0 +1,33 @@
+/* Filling and refreshing the index from the base directories. This is the
+ * only code that writes theme, subdir, dir and icon rows.
+ *
+ * A refresh stats every directory the index knows (base dirs, theme roots,
+ * listed subdirectories, index.theme files) and reads only those whose
+ * stamp (inode, mtime, ctime) changed; on an empty index that is a full
+ * scan. It runs in one transaction: readers see the old or the new index.
+ * Problems with single files or directories are logged and cost only them. */
+#pragma once
+
+#include <sqlite3.h>
+#include <stdbool.h>
+
+struct scan_stats {
+	unsigned themes; /* themes with an index.theme */
+	unsigned dirs_read; /* directories read this time */
+	unsigned long long icons; /* icon rows after the refresh */
+	unsigned problems; /* files or directories skipped with a log line */
+	bool changed; /* anything in the index changed */
+	double seconds;
+};
+
+enum scan_flags {
+	SCAN_PROGRESS = 1 << 0, /* progress on stderr (a terminal) */
+};
+
+int scan_refresh(sqlite3 *db, char *const *basedirs, unsigned flags,
+		 struct scan_stats *ret_stats);
+
+/* File-name extension → the specification's order (0 png, 1 svg, 2 xpm),
+ * or -1 for anything else. */
+int scan_ext_index(const char *ext);
+const char *scan_ext_name(int ext);
