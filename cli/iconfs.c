@@ -36,7 +36,10 @@ int cli_open_index(const struct cli_options *o, const char *mountpoint,
 	r = db_open(o->db, DB_CHECK, &db);
 	if (r < 0)
 		return r;
-	r = scan_refresh(db, bases, progress ? SCAN_PROGRESS : 0, &st);
+	r = scan_refresh(db, bases,
+			 (progress ? SCAN_COUNT : 0) |
+				 (progress && isatty(STDERR_FILENO) ? SCAN_PROGRESS : 0),
+			 &st);
 	if (r < 0)
 		return r;
 	if (progress)

@@ -38,7 +38,7 @@ int lookup_new(sqlite3 *db, struct lookup **ret)
 		r = db_prepare(db,
 			       "SELECT s.size, s.scale, s.type, s.min_size, "
 			       "s.max_size, s.threshold, d.path, i.ext "
-			       "FROM icon i JOIN dir d ON d.id = i.dir_id "
+			       "FROM icon i JOIN dir d ON d.listing_id = i.listing_id "
 			       "JOIN subdir s ON s.theme_id = d.theme_id "
 			       "AND s.path = d.relpath "
 			       "JOIN basedir b ON b.id = d.basedir_id "
@@ -49,7 +49,7 @@ int lookup_new(sqlite3 *db, struct lookup **ret)
 	if (r >= 0)
 		r = db_prepare(db,
 			       "SELECT d.path, i.ext FROM icon i "
-			       "JOIN dir d ON d.id = i.dir_id "
+			       "JOIN dir d ON d.listing_id = i.listing_id "
 			       "JOIN basedir b ON b.id = d.basedir_id "
 			       "WHERE i.name = ?1 AND d.kind = 0 "
 			       "ORDER BY b.pos, i.ext LIMIT 1",
@@ -298,7 +298,7 @@ int lookup_names(struct lookup *l, const char *theme, GPtrArray **ret)
 	json = chain_json(ids, n);
 	r = db_prepare(l->db,
 		       "SELECT DISTINCT i.name FROM icon i "
-		       "JOIN dir d ON d.id = i.dir_id "
+		       "JOIN dir d ON d.listing_id = i.listing_id "
 		       "WHERE (d.kind = 2 AND d.theme_id IN "
 		       "(SELECT value FROM json_each(?1))) OR d.kind = 0 "
 		       "ORDER BY i.name",

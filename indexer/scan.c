@@ -36,8 +36,12 @@ struct scanner {
 	sqlite3_stmt *dir_get; /* path → id, stamp */
 	sqlite3_stmt *dir_insert;
 	sqlite3_stmt *dir_set_stamp;
+	sqlite3_stmt *dir_set_listing;
+	sqlite3_stmt *listing_get; /* (dev, ino) → id, stamp */
+	sqlite3_stmt *listing_put;
 	sqlite3_stmt *icon_clear;
 	sqlite3_stmt *icon_insert;
+	GHashTable *listings_read; /* listing ids read in this refresh */
 };
 
 static const char *const ext_names[] = { "png", "svg", "xpm" };
@@ -182,8 +186,8 @@ static int icon_file_name(const char *file, size_t *ret_len)
 	return ext;
 }
 
-/* Replace the icons of dir row `id` with the icon files in `path`. */
-static int dir_read_icons(struct scanner *s, long long id, const char *path)
+/* Replace the icons of listing `id` with the icon files in `path`. */
+static int listing_read(struct scanner *s, long long id, const char *path)
 {
 	_cleanup_closedir_ DIR *d = NULL;
 	struct dirent *de;
@@ -244,16 +248,74 @@ static int dir_read_icons(struct scanner *s, long long id, const char *path)
 	return 0;
 }
 
-/* Refresh a directory row: stat, and read it again when its stamp changed. */
+/* Point dir row `dir_id` at the listing of the real directory `st` is of,
+ * reading it when it is new or its stamp changed (once per refresh, however
+ * many paths lead to it). */
+static int dir_attach_listing(struct scanner *s, long long dir_id,
+			      const char *path, const struct stat *st)
+{
+	long long id = -1, mtime = ts_ns(st->st_mtim), ctime = ts_ns(st->st_ctim);
+	bool read = false;
+	int rc, r;
+
+	sqlite3_bind_int64(s->listing_get, 1, (long long)st->st_dev);
+	sqlite3_bind_int64(s->listing_get, 2, (long long)st->st_ino);
+	rc = sqlite3_step(s->listing_get);
+	if (rc == SQLITE_ROW) {
+		id = sqlite3_column_int64(s->listing_get, 0);
+		read = (sqlite3_column_int64(s->listing_get, 1) != mtime ||
+			sqlite3_column_int64(s->listing_get, 2) != ctime) &&
+		       !g_hash_table_contains(s->listings_read, &id);
+	}
+	(void)sqlite3_reset(s->listing_get);
+
+	sqlite3_bind_int64(s->listing_put, 1, (long long)st->st_dev);
+	sqlite3_bind_int64(s->listing_put, 2, (long long)st->st_ino);
+	sqlite3_bind_int64(s->listing_put, 3, mtime);
+	sqlite3_bind_int64(s->listing_put, 4, ctime);
+	if (id < 0 || read) {
+		rc = sqlite3_step(s->listing_put);
+		if (rc == SQLITE_ROW)
+			id = sqlite3_column_int64(s->listing_put, 0);
+		(void)sqlite3_reset(s->listing_put);
+		if (id < 0)
+			return db_log_error(s->db, rc, "cannot update index");
+		r = listing_read(s, id, path);
+		if (r < 0)
+			return r;
+		g_hash_table_add(s->listings_read, g_memdup2(&id, sizeof(id)));
+	}
+
+	sqlite3_bind_int64(s->dir_set_listing, 1, id);
+	sqlite3_bind_int64(s->dir_set_listing, 2, dir_id);
+	return step_done(s, s->dir_set_listing);
+}
+
+/* Refresh a directory row: stat, and attach its listing again when its
+ * stamp changed. */
 static int dir_refresh(struct scanner *s, long long id, struct stamp old,
 		       const char *path)
 {
-	struct stamp now = stamp_dir(path);
+	struct stamp now;
+	struct stat st;
 	int r;
 
+	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		if (stamp_eq(old, stamp_missing))
+			return 0;
+		sqlite3_bind_null(s->dir_set_listing, 1);
+		sqlite3_bind_int64(s->dir_set_listing, 2, id);
+		r = step_done(s, s->dir_set_listing);
+		if (r < 0)
+			return r;
+		s->stats.changed = true;
+		return dir_set_stamp(s, id, stamp_missing);
+	}
+	now = stamp_of(&st);
 	if (stamp_eq(now, old))
 		return 0;
-	r = dir_read_icons(s, id, path);
+	s->stats.changed = true;
+	r = dir_attach_listing(s, id, path, &st);
 	if (r < 0)
 		return r;
 	return dir_set_stamp(s, id, now);
@@ -277,8 +339,7 @@ static long long theme_id_for(struct scanner *s, const char *name)
 }
 
 /* Read a base directory: its unthemed icons and the list of theme roots. */
-static int base_read(struct scanner *s, long long base_id, const char *base,
-		     long long dir_id)
+static int base_read(struct scanner *s, long long base_id, const char *base)
 {
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *roots = NULL;
 	_cleanup_closedir_ DIR *d = NULL;
@@ -286,10 +347,6 @@ static int base_read(struct scanner *s, long long base_id, const char *base,
 		g_str_hash, g_str_equal, g_free, NULL);
 	struct dirent *de;
 	int r;
-
-	r = dir_read_icons(s, dir_id, base);
-	if (r < 0)
-		return r;
 
 	d = opendir(base);
 	while (d && (de = readdir(d))) {
@@ -392,10 +449,10 @@ static int bases_refresh(struct scanner *s)
 		now = stamp_dir(base);
 		if (stamp_eq(now, old))
 			continue;
-		r = base_read(s, base_id, base, dir_id);
+		r = dir_refresh(s, dir_id, old, base);
 		if (r < 0)
 			return r;
-		r = dir_set_stamp(s, dir_id, now);
+		r = base_read(s, base_id, base);
 		if (r < 0)
 			return r;
 	}
@@ -630,6 +687,10 @@ static void scanner_done(struct scanner *s)
 	sqlite3_finalize(s->dir_get);
 	sqlite3_finalize(s->dir_insert);
 	sqlite3_finalize(s->dir_set_stamp);
+	sqlite3_finalize(s->dir_set_listing);
+	sqlite3_finalize(s->listing_get);
+	sqlite3_finalize(s->listing_put);
+	g_hash_table_destroy(s->listings_read);
 	sqlite3_finalize(s->icon_clear);
 	sqlite3_finalize(s->icon_insert);
 	for (size_t i = 0; i < s->n_bases; i++)
@@ -643,6 +704,8 @@ static int scanner_init(struct scanner *s)
 
 	s->n_bases = g_strv_length((char **)s->basedirs);
 	s->realbases = g_new0(char *, s->n_bases + 1);
+	s->listings_read = g_hash_table_new_full(g_int64_hash, g_int64_equal,
+						 g_free, NULL);
 	for (size_t i = 0; i < s->n_bases; i++)
 		s->realbases[i] = realpath(s->basedirs[i], NULL);
 
@@ -662,11 +725,27 @@ static int scanner_init(struct scanner *s)
 			       "ctime_ns = ?3 WHERE id = ?4",
 			       &s->dir_set_stamp);
 	if (r >= 0)
-		r = db_prepare(s->db, "DELETE FROM icon WHERE dir_id = ?1",
+		r = db_prepare(s->db, "DELETE FROM icon WHERE listing_id = ?1",
 			       &s->icon_clear);
 	if (r >= 0)
 		r = db_prepare(s->db,
-			       "INSERT OR IGNORE INTO icon(name, dir_id, ext) "
+			       "UPDATE dir SET listing_id = ?1 WHERE id = ?2",
+			       &s->dir_set_listing);
+	if (r >= 0)
+		r = db_prepare(s->db,
+			       "SELECT id, mtime_ns, ctime_ns FROM listing "
+			       "WHERE dev = ?1 AND ino = ?2",
+			       &s->listing_get);
+	if (r >= 0)
+		r = db_prepare(s->db,
+			       "INSERT INTO listing(dev, ino, mtime_ns, ctime_ns) "
+			       "VALUES (?1, ?2, ?3, ?4) ON CONFLICT(dev, ino) "
+			       "DO UPDATE SET mtime_ns = excluded.mtime_ns, "
+			       "ctime_ns = excluded.ctime_ns RETURNING id",
+			       &s->listing_put);
+	if (r >= 0)
+		r = db_prepare(s->db,
+			       "INSERT OR IGNORE INTO icon(name, listing_id, ext) "
 			       "VALUES (?1, ?2, ?3)",
 			       &s->icon_insert);
 	return r;
@@ -699,6 +778,10 @@ int scan_refresh(sqlite3 *db, char *const *basedirs, unsigned flags,
 	if (r >= 0)
 		r = themes_refresh(&s);
 	if (r >= 0 && s.stats.changed)
+		r = db_exec(db, "DELETE FROM listing WHERE id NOT IN "
+				"(SELECT listing_id FROM dir "
+				"WHERE listing_id IS NOT NULL)");
+	if (r >= 0 && s.stats.changed)
 		r = db_meta_set_int(db, "refreshed", (long long)time(NULL));
 	scanner_done(&s);
 	if (r < 0) {
@@ -709,8 +792,10 @@ int scan_refresh(sqlite3 *db, char *const *basedirs, unsigned flags,
 	if (r < 0)
 		return db_log_error(db, r, "cannot commit index");
 
-	if (db_prepare(db,
-		       "SELECT (SELECT count(*) FROM theme WHERE valid), (SELECT count(*) FROM icon)",
+	if ((flags & SCAN_COUNT) &&
+	    db_prepare(db,
+		       "SELECT (SELECT count(*) FROM theme WHERE valid), "
+		       "(SELECT count(*) FROM icon)",
 		       &q) >= 0 &&
 	    sqlite3_step(q) == SQLITE_ROW) {
 		s.stats.themes = sqlite3_column_int(q, 0);

@@ -14,7 +14,7 @@
 struct scan_stats {
 	unsigned themes; /* themes with an index.theme */
 	unsigned dirs_read; /* directories read this time */
-	unsigned long long icons; /* icon rows after the refresh */
+	unsigned long long icons; /* distinct (directory, name, ext) */
 	unsigned problems; /* files or directories skipped with a log line */
 	bool changed; /* anything in the index changed */
 	double seconds;
@@ -22,6 +22,7 @@ struct scan_stats {
 
 enum scan_flags {
 	SCAN_PROGRESS = 1 << 0, /* progress on stderr (a terminal) */
+	SCAN_COUNT = 1 << 1, /* fill themes and icons in the stats */
 };
 
 int scan_refresh(sqlite3 *db, char *const *basedirs, unsigned flags,

@@ -3,8 +3,8 @@
 -- Base directories are identified by path and ordered by pos. Every directory
 -- the indexer has looked at is a row of `dir` with a stamp (ino, mtime, ctime
 -- in nanoseconds; -1 when it did not exist), so that a refresh stats and
--- compares instead of reading directories. Icons are (dir, name, ext) with ext
--- in the specification's order: 0 png, 1 svg, 2 xpm.
+-- compares instead of reading directories. Icons are (listing, name, ext)
+-- with ext in the specification's order: 0 png, 1 svg, 2 xpm.
 
 CREATE TABLE basedir (
 	id INTEGER PRIMARY KEY,
@@ -49,8 +49,21 @@ CREATE TABLE subdir (
 	PRIMARY KEY (theme_id, path)
 ) WITHOUT ROWID;
 
+-- The contents of one real directory, shared by every path that reaches it
+-- (Papirus-Dark/48x48 is a symlink to Papirus/48x48, 16x16@2x to 16x16).
+-- Keyed by device and inode; read again when its stamp changes.
+CREATE TABLE listing (
+	id INTEGER PRIMARY KEY,
+	dev INTEGER NOT NULL,
+	ino INTEGER NOT NULL,
+	mtime_ns INTEGER NOT NULL,
+	ctime_ns INTEGER NOT NULL,
+	UNIQUE (dev, ino)
+);
+
 -- kind: 0 a base dir itself (unthemed fallback icons), 1 a theme root,
--- 2 a theme subdirectory (relpath names it).
+-- 2 a theme subdirectory (relpath names it). listing_id is NULL while the
+-- directory does not exist.
 CREATE TABLE dir (
 	id INTEGER PRIMARY KEY,
 	basedir_id INTEGER NOT NULL REFERENCES basedir(id) ON DELETE CASCADE,
@@ -58,20 +71,22 @@ CREATE TABLE dir (
 	kind INTEGER NOT NULL,
 	relpath TEXT NOT NULL DEFAULT '',
 	path TEXT NOT NULL UNIQUE,
+	listing_id INTEGER REFERENCES listing(id) ON DELETE SET NULL,
 	ino INTEGER NOT NULL DEFAULT -1,
 	mtime_ns INTEGER NOT NULL DEFAULT -1,
 	ctime_ns INTEGER NOT NULL DEFAULT -1
 );
 CREATE INDEX dir_theme ON dir(theme_id, kind, relpath);
 CREATE INDEX dir_basedir ON dir(basedir_id, kind);
+CREATE INDEX dir_listing ON dir(listing_id);
 
 CREATE TABLE icon (
 	name TEXT NOT NULL,
-	dir_id INTEGER NOT NULL REFERENCES dir(id) ON DELETE CASCADE,
+	listing_id INTEGER NOT NULL REFERENCES listing(id) ON DELETE CASCADE,
 	ext INTEGER NOT NULL,
-	PRIMARY KEY (name, dir_id, ext)
+	PRIMARY KEY (name, listing_id, ext)
 ) WITHOUT ROWID;
-CREATE INDEX icon_dir ON icon(dir_id);
+CREATE INDEX icon_listing ON icon(listing_id);
 
 -- Rendered PNGs, keyed by the source's real path and the pixel size, valid
 -- while the source's stamp is unchanged. status 0 holds data; a positive
