@@ -13,6 +13,7 @@ struct cli_options {
 	int scale; /* --scale */
 	bool foreground; /* -f */
 	bool debug; /* -d */
+	bool batch; /* --batch (lookup) */
 	int workers; /* --workers */
 	char *mountpoint; /* first operand of mount/umount */
 	char **args; /* remaining operands */

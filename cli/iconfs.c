@@ -80,6 +80,30 @@ static int parse_int(const char *s, int min, int max, int *ret)
 	return 0;
 }
 
+/* `iconfs lookup --batch`: "NAME SIZE [SCALE]" per input line, one output
+ * line each: the path, or an empty line when nothing resolves. */
+static int lookup_batch(struct lookup *l, const char *theme, int scale)
+{
+	char line[4096];
+
+	while (fgets(line, sizeof(line), stdin)) {
+		g_auto(GStrv) f = g_strsplit(g_strstrip(line), " ", -1);
+		g_autofree char *path = NULL;
+		int size, sc = scale, ext;
+
+		if (g_strv_length(f) < 2 || parse_int(f[1], 1, 65536, &size) < 0 ||
+		    (f[2] && parse_int(f[2], 1, 3, &sc) < 0)) {
+			log_error("invalid query '%s' (NAME SIZE [SCALE])", line);
+			return 2;
+		}
+		if (lookup_icon(l, theme, f[0], size, sc, &path, &ext) < 0)
+			printf("\n");
+		else
+			printf("%s\n", path);
+	}
+	return 0;
+}
+
 static int cmd_lookup(struct cli_options *o)
 {
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
@@ -89,13 +113,19 @@ static int cmd_lookup(struct cli_options *o)
 	g_autofree char *path = NULL;
 	int size, ext, r;
 
-	if (parse_int(o->args[1], 1, 65536, &size) < 0) {
+	if (o->batch != (o->n_args == 0)) {
+		log_error("lookup takes NAME SIZE, or --batch and no operands");
+		return 2;
+	}
+	if (!o->batch && parse_int(o->args[1], 1, 65536, &size) < 0) {
 		log_error("invalid size '%s'", o->args[1]);
 		return 2;
 	}
 	if (cli_open_index(o, mnt, false, &db, NULL) < 0 ||
 	    lookup_new(db, &l) < 0)
 		return 2;
+	if (o->batch)
+		return lookup_batch(l, theme, o->scale);
 	r = lookup_icon(l, theme, o->args[0], size, o->scale, &path, &ext);
 	if (r == -ENOENT)
 		return 1;
@@ -136,7 +166,7 @@ static const struct command commands[] = {
 	  "build or refresh the index", cmd_index, 0, 0 },
 	{ "lookup",
 	  "[--db FILE] [--icon-dirs ...] [--theme T] [--scale S] NAME SIZE",
-	  "print the resolved source file; exit 1 if none", cmd_lookup, 2, 2 },
+	  "print the resolved source file; exit 1 if none", cmd_lookup, 0, 2 },
 	{ "mount", "[--db FILE] [--icon-dirs ...] [--theme T] [-f] [MOUNTPOINT]",
 	  "serve the flattened icon tree", cmd_mount, 0, 1 },
 	{ "render", "[--db FILE] [--theme T] [--sizes 16,24,32,48]",
@@ -173,6 +203,8 @@ static void command_usage(const struct command *c, FILE *f)
 		   "  --scale S         scale for lookup (default 1)\n"
 		   "  --sizes LIST      sizes for render\n"
 		   "  --workers N       render worker processes (default 2)\n"
+		   "  --batch           lookup: read 'NAME SIZE [SCALE]' lines "
+		   "from stdin\n"
 		   "  -f                stay in the foreground\n"
 		   "  -d                debug log\n");
 }
@@ -186,6 +218,7 @@ int main(int argc, char **argv)
 		{ "scale", required_argument, NULL, 's' },
 		{ "sizes", required_argument, NULL, 'S' },
 		{ "workers", required_argument, NULL, 'w' },
+		{ "batch", no_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{},
@@ -244,6 +277,9 @@ int main(int argc, char **argv)
 				log_error("invalid worker count '%s'", optarg);
 				return 2;
 			}
+			break;
+		case 'B':
+			o.batch = true;
 			break;
 		case 'f':
 			o.foreground = true;

@@ -1,0 +1,130 @@
+"""Shared helpers of the Python tests: running iconfs, mounting it on a
+temporary directory (always unmounted again), PNG headers, skips."""
+import contextlib
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import time
+
+ICONFS = os.environ.get("ICONFS") or os.path.join(
+    os.path.dirname(__file__), "..", "build", "cli", "iconfs")
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+SPEC_BASES = ":".join(os.path.join(DATA, "spec", d) for d in ("base1", "base2", "pixmaps"))
+REAL_BASES = "/usr/share/icons:/usr/share/pixmaps"
+SKIP = 77
+
+failures = 0
+
+
+def skip(why):
+    print(f"SKIP: {why}")
+    sys.exit(SKIP)
+
+
+def need_fuse():
+    if not os.path.exists("/dev/fuse") or not shutil.which("fusermount3"):
+        skip("no /dev/fuse or fusermount3")
+
+
+def need_theme(*names):
+    for n in names:
+        if not os.path.isfile(f"/usr/share/icons/{n}/index.theme"):
+            skip(f"icon theme '{n}' is not installed (run scripts/setup)")
+
+
+def check(cond, what):
+    """Record one assertion; the test fails at the end if any failed."""
+    global failures
+    if not cond:
+        failures += 1
+        print(f"FAIL: {what}", flush=True)
+    return cond
+
+
+def check_eq(got, want, what):
+    return check(got == want, f"{what}: got {got!r}, want {want!r}")
+
+
+def finish():
+    if failures:
+        print(f"{failures} check(s) failed")
+        sys.exit(1)
+    print("ok")
+    sys.exit(0)
+
+
+def run(*args, input=None, check_rc=None, env=None):
+    p = subprocess.run([ICONFS, *args], input=input, capture_output=True,
+                       text=True, env=env)
+    if check_rc is not None and p.returncode != check_rc:
+        raise AssertionError(f"iconfs {' '.join(args)} exited {p.returncode}: {p.stderr}")
+    return p
+
+
+def lookup_batch(db, bases, theme, queries, scale=1):
+    """queries: list of (name, size); returns the list of paths (None for none)."""
+    text = "".join(f"{n} {s}\n" for n, s in queries)
+    p = run("lookup", "--batch", "--db", db, "--icon-dirs", bases, "--theme", theme,
+            "--scale", str(scale), input=text, check_rc=0)
+    out = p.stdout.split("\n")[:len(queries)]
+    return [o or None for o in out]
+
+
+def png_size(data):
+    if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
+        return None
+    return struct.unpack(">II", data[16:24])
+
+
+def shared_db(name):
+    """A database file shared by the tests of one build (indexing real themes
+    once); kept beside the build's test logs."""
+    d = os.environ.get("ICONFS_TEST_DIR") or tempfile.gettempdir()
+    return os.path.join(d, name)
+
+
+def counters(mnt):
+    raw = os.getxattr(mnt, "user.iconfs.counters").decode()
+    return {k: int(v) for k, v in (l.split() for l in raw.strip().split("\n"))}
+
+
+@contextlib.contextmanager
+def mounted(db, bases, theme=None, extra=(), timeout=120):
+    """Run `iconfs mount -f` on a fresh temporary directory; yield the mount
+    point. Waits for the mount while checking that the daemon lives; always
+    unmounts and reaps the daemon."""
+    need_fuse()
+    tmp = tempfile.mkdtemp(prefix="iconfs-mnt-")
+    mnt = os.path.join(tmp, "mnt")
+    os.mkdir(mnt)
+    args = [ICONFS, "mount", "-f", "--db", db, "--icon-dirs", bases]
+    if theme:
+        args += ["--theme", theme]
+    log = open(os.path.join(tmp, "daemon.log"), "w+")
+    proc = subprocess.Popen([*args, *extra, mnt], stdout=log, stderr=log)
+    try:
+        deadline = time.monotonic() + timeout
+        while not os.path.ismount(mnt):
+            if proc.poll() is not None:
+                log.seek(0)
+                raise AssertionError(f"daemon exited {proc.returncode}: {log.read()}")
+            if time.monotonic() > deadline:
+                raise AssertionError("mount did not appear")
+            time.sleep(0.05)
+        yield mnt
+    finally:
+        subprocess.run(["fusermount3", "-uz", mnt], capture_output=True)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.seek(0)
+        text = log.read()
+        if text.strip():
+            print("daemon log:\n" + text[-4000:])
+        log.close()
+        shutil.rmtree(tmp, ignore_errors=True)

@@ -1,0 +1,139 @@
+/* Rasterizing: exact pixel sizes for square, wide and tall SVGs and for
+ * PNGs of another size; centering with transparent padding; bad input. */
+#include <errno.h>
+#include <png.h>
+
+#include "raster.h"
+#include "test.h"
+
+/* Decode a PNG and return the RGBA pixels (malloc) and size. */
+static unsigned char *decode(const void *data, size_t len, unsigned *w,
+			     unsigned *h)
+{
+	png_image img = { .version = PNG_IMAGE_VERSION };
+	unsigned char *px;
+
+	if (!png_image_begin_read_from_memory(&img, data, len))
+		return NULL;
+	img.format = PNG_FORMAT_RGBA;
+	px = malloc(PNG_IMAGE_SIZE(img));
+	if (!px || !png_image_finish_read(&img, NULL, px, 0, NULL)) {
+		free(px);
+		return NULL;
+	}
+	*w = img.width;
+	*h = img.height;
+	return px;
+}
+
+static unsigned alpha_at(const unsigned char *px, unsigned w, unsigned x,
+			 unsigned y)
+{
+	return px[(y * w + x) * 4 + 3];
+}
+
+static int render_svg(const char *svg, unsigned px, unsigned char **ret)
+{
+	void *png = NULL;
+	size_t len;
+	unsigned w, h;
+	int r = raster_render(svg, strlen(svg), RASTER_SVG, px, &png, &len);
+
+	if (r < 0)
+		return r;
+	*ret = decode(png, len, &w, &h);
+	free(png);
+	return *ret && w == px && h == px ? 0 : -EINVAL;
+}
+
+TEST(square_svg)
+{
+	unsigned char *px = NULL;
+	const char *svg = "<svg xmlns='http://www.w3.org/2000/svg' width='16' "
+			  "height='16'><rect width='16' height='16' "
+			  "fill='red'/></svg>";
+
+	ASSERT_EQ_INT(render_svg(svg, 48, &px), 0);
+	ASSERT_EQ_INT(alpha_at(px, 48, 0, 0), 255);
+	ASSERT_EQ_INT(alpha_at(px, 48, 47, 47), 255);
+	ASSERT_EQ_INT(px[0], 255); /* red, not premultiplied */
+	free(px);
+}
+
+TEST(wide_svg)
+{
+	unsigned char *px = NULL;
+	const char *svg = "<svg xmlns='http://www.w3.org/2000/svg' "
+			  "viewBox='0 0 200 100'><rect width='200' "
+			  "height='100' fill='blue'/></svg>";
+
+	ASSERT_EQ_INT(render_svg(svg, 64, &px), 0);
+	/* 64x32 picture centered: rows 0-15 and 48-63 transparent */
+	ASSERT_EQ_INT(alpha_at(px, 64, 32, 2), 0);
+	ASSERT_EQ_INT(alpha_at(px, 64, 32, 32), 255);
+	ASSERT_EQ_INT(alpha_at(px, 64, 0, 32), 255);
+	ASSERT_EQ_INT(alpha_at(px, 64, 32, 61), 0);
+	free(px);
+}
+
+TEST(tall_svg)
+{
+	unsigned char *px = NULL;
+	const char *svg = "<svg xmlns='http://www.w3.org/2000/svg' width='10' "
+			  "height='40'><rect width='10' height='40' "
+			  "fill='green'/></svg>";
+
+	ASSERT_EQ_INT(render_svg(svg, 40, &px), 0);
+	ASSERT_EQ_INT(alpha_at(px, 40, 2, 20), 0);
+	ASSERT_EQ_INT(alpha_at(px, 40, 20, 20), 255);
+	ASSERT_EQ_INT(alpha_at(px, 40, 37, 20), 0);
+	free(px);
+}
+
+TEST(png_resample)
+{
+	unsigned char rgba[8 * 8 * 4];
+	void *src = NULL, *out = NULL;
+	size_t src_len, out_len;
+	unsigned char *px;
+	unsigned w, h;
+
+	memset(rgba, 200, sizeof(rgba));
+	ASSERT_EQ_INT(raster_encode_png(rgba, 8, 8, &src, &src_len), 0);
+	ASSERT_EQ_INT(raster_png_size(src, src_len, &w, &h), 0);
+	ASSERT_EQ_INT(w, 8);
+	ASSERT_EQ_INT(raster_render(src, src_len, RASTER_PNG, 24, &out,
+				    &out_len),
+		      0);
+	px = decode(out, out_len, &w, &h);
+	ASSERT_TRUE(px);
+	ASSERT_EQ_INT(w, 24);
+	ASSERT_EQ_INT(h, 24);
+	ASSERT_EQ_INT(alpha_at(px, 24, 12, 12), 200);
+	free(px);
+	free(src);
+	free(out);
+}
+
+TEST(bad_input)
+{
+	void *out = NULL;
+	size_t len;
+
+	ASSERT_EQ_INT(raster_render("not svg", 7, RASTER_SVG, 16, &out, &len),
+		      -EINVAL);
+	ASSERT_EQ_INT(raster_render("", 0, RASTER_SVG, 16, &out, &len),
+		      -EINVAL);
+	ASSERT_EQ_INT(raster_render("\x89PNG\r\n", 6, RASTER_PNG, 16, &out,
+				    &len),
+		      -EINVAL);
+	ASSERT_EQ_INT(raster_render("<svg xmlns='http://www.w3.org/2000/svg' "
+				    "width='1'",
+				    40, RASTER_SVG, 16, &out, &len),
+		      -EINVAL);
+	ASSERT_EQ_INT(raster_render("x", 1, RASTER_SVG, 0, &out, &len),
+		      -EINVAL);
+}
+
+TEST_MAIN(TEST_CASE(square_svg), TEST_CASE(wide_svg), TEST_CASE(tall_svg),
+	  TEST_CASE(png_resample), TEST_CASE(bad_input))
