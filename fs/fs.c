@@ -127,34 +127,45 @@ static void fs_getattr(fuse_req_t req, fuse_ino_t ino,
 		fuse_reply_attr(req, &st, FS_TIMEOUT);
 }
 
+/* A directory handle; the listing is built on the first readdir, so that an
+ * opendir answered from the kernel's cached listing costs nothing. */
+struct fs_dir {
+	struct tree_listing *ls;
+};
+
 static void fs_opendir(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
-	struct fs *fs = fs_of(req);
-	struct tree_ctx *x = fs_ctx(fs);
-	struct tree_listing *ls = NULL;
-	int r;
+	struct fs_dir *d = g_new0(struct fs_dir, 1);
 
-	r = x ? tree_list(fs->tree, x, ino, &ls) : -EIO;
-	if (r < 0) {
-		fuse_reply_err(req, -r);
-		return;
-	}
-	fi->fh = (uintptr_t)ls;
+	(void)ino;
+	fi->fh = (uintptr_t)d;
 	fi->cache_readdir = 1;
 	fi->keep_cache = 1;
 	if (fuse_reply_open(req, fi) == -ENOENT)
-		tree_listing_free(ls);
+		g_free(d);
 }
 
 static void fs_readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size,
 			      off_t off, struct fuse_file_info *fi, bool plus)
 {
-	struct tree_listing *ls = (struct tree_listing *)(uintptr_t)fi->fh;
-	g_autofree char *buf = g_malloc(size);
+	struct fs *fs = fs_of(req);
+	struct fs_dir *d = (struct fs_dir *)(uintptr_t)fi->fh;
+	struct tree_listing *ls;
+	g_autofree char *buf = NULL;
 	size_t used = 0;
 
-	(void)ino;
+	if (!d->ls) {
+		struct tree_ctx *x = fs_ctx(fs);
+		int r = x ? tree_list(fs->tree, x, ino, &d->ls) : -EIO;
+
+		if (r < 0) {
+			fuse_reply_err(req, -r);
+			return;
+		}
+	}
+	ls = d->ls;
+	buf = g_malloc(size);
 	for (off_t i = off; i >= 0 && (guint)i < ls->names->len; i++) {
 		const char *name = ls->names->pdata[i];
 		unsigned char type = g_array_index(ls->types, unsigned char, i);
@@ -199,8 +210,11 @@ static void fs_readdirplus(fuse_req_t req, fuse_ino_t ino, size_t size,
 static void fs_releasedir(fuse_req_t req, fuse_ino_t ino,
 			  struct fuse_file_info *fi)
 {
+	struct fs_dir *d = (struct fs_dir *)(uintptr_t)fi->fh;
+
 	(void)ino;
-	tree_listing_free((struct tree_listing *)(uintptr_t)fi->fh);
+	tree_listing_free(d->ls);
+	g_free(d);
 	fuse_reply_err(req, 0);
 }
 

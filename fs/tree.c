@@ -49,6 +49,9 @@ struct tree {
 	GHashTable *by_key; /* key → node; lock */
 	uint64_t next_ino; /* lock */
 	struct node root;
+	/* Listings of icon names per theme, "T" for size views and "T/svg"
+	 * for scalable/: built once, dropped by tree_flush(); lock. */
+	GHashTable *names_cache;
 };
 
 static bool kind_is_dir(enum node_kind k)
@@ -79,6 +82,8 @@ int tree_new(const char *default_theme, struct content *content,
 	t->by_ino = g_hash_table_new(g_int64_hash, g_int64_equal);
 	t->by_key = g_hash_table_new(g_str_hash, g_str_equal);
 	t->next_ino = TREE_ROOT_INO + 1;
+	t->names_cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					       (GDestroyNotify)g_ptr_array_unref);
 	t->root.ino = TREE_ROOT_INO;
 	t->root.kind = NODE_ROOT;
 	t->root.nlookup = 1;
@@ -99,6 +104,7 @@ struct tree *tree_free(struct tree *t)
 		node_free(n);
 	g_hash_table_destroy(t->by_key);
 	g_hash_table_destroy(t->by_ino);
+	g_hash_table_destroy(t->names_cache);
 	pthread_mutex_destroy(&t->lock);
 	g_free(t->default_theme);
 	g_free(t);
@@ -458,32 +464,77 @@ void tree_listing_free(struct tree_listing *ls)
 	g_free(ls);
 }
 
+/* The icon names listed in a theme's size views (all names resolvable in
+ * its chain) or, with `svg`, in its scalable/ (those whose nominal lookup
+ * is an SVG). Cached per theme; returns a new reference. */
+static int theme_names(struct tree *t, struct tree_ctx *x, const char *theme,
+		       bool svg, GPtrArray **ret)
+{
+	g_autofree char *key = g_strconcat(theme, svg ? "/svg" : "", NULL);
+	GPtrArray *names;
+	int r;
+
+	pthread_mutex_lock(&t->lock);
+	names = g_hash_table_lookup(t->names_cache, key);
+	if (names)
+		g_ptr_array_ref(names);
+	pthread_mutex_unlock(&t->lock);
+	if (names) {
+		*ret = names;
+		return 0;
+	}
+
+	r = lookup_names(x->l, theme, &names);
+	if (r < 0)
+		return r;
+	if (svg) {
+		GPtrArray *all = names;
+
+		names = g_ptr_array_new_with_free_func(g_free);
+		for (unsigned i = 0; i < all->len; i++) {
+			const char *n = all->pdata[i];
+			g_autofree char *src = NULL;
+			int ext;
+
+			if (lookup_icon(x->l, theme, n, view_nominal_size(n), 1,
+					&src, &ext) == 0 &&
+			    ext == RASTER_SVG)
+				g_ptr_array_add(names, g_strdup(n));
+		}
+		g_ptr_array_unref(all);
+	}
+	pthread_mutex_lock(&t->lock);
+	g_hash_table_replace(t->names_cache, g_steal_pointer(&key),
+			     g_ptr_array_ref(names));
+	pthread_mutex_unlock(&t->lock);
+	*ret = names;
+	return 0;
+}
+
+void tree_flush(struct tree *t)
+{
+	pthread_mutex_lock(&t->lock);
+	g_hash_table_remove_all(t->names_cache);
+	pthread_mutex_unlock(&t->lock);
+}
+
 static int list_icons(struct tree *t, struct tree_ctx *x,
 		      const struct node_view *v, struct tree_listing *ls)
 {
+	bool svg = v->kind == NODE_SCALABLE;
 	g_autoptr(GPtrArray) names = NULL;
 	int r;
 
-	(void)t;
-	r = lookup_names(x->l, v->theme, &names);
+	r = theme_names(t, x, v->theme, svg, &names);
 	if (r < 0)
 		return r;
 	for (unsigned i = 0; i < names->len; i++) {
 		const char *n = names->pdata[i];
-		g_autofree char *src = NULL;
-		int ext;
 
 		if (v->kind == NODE_SIZEDIR && view_is_symbolic(n))
 			continue;
-		if (v->kind == NODE_SCALABLE) {
-			if (lookup_icon(x->l, v->theme, n, view_nominal_size(n),
-					1, &src, &ext) < 0 ||
-			    ext != RASTER_SVG)
-				continue;
-			listing_add(ls, g_strconcat(n, ".svg", NULL), DT_REG);
-		} else {
-			listing_add(ls, g_strconcat(n, ".png", NULL), DT_REG);
-		}
+		listing_add(ls, g_strconcat(n, svg ? ".svg" : ".png", NULL),
+			    DT_REG);
 	}
 	return 0;
 }

@@ -68,5 +68,6 @@ int tree_getxattr(struct tree *t, uint64_t ino, const char *name,
 /* NUL-separated names, as listxattr(2) returns them. */
 int tree_listxattr(struct tree *t, uint64_t ino, GString *out);
 
-/* Forget every cached resolution (after the index changed). */
+/* After the index changed: drop cached listings, and date directories. */
+void tree_flush(struct tree *t);
 void tree_set_refresh_time(struct tree *t, struct timespec when);

@@ -91,7 +91,10 @@ int view_parse_icon_file(const char *s, const char *ext, char **ret_name)
 
 bool view_is_symbolic(const char *name)
 {
-	return g_str_has_suffix(name, "-symbolic");
+	/* GTK's pre-rendered "<name>-symbolic.symbolic.png" is symbolic too:
+	 * served as PNG it would shadow the SVG in scalable/. */
+	return g_str_has_suffix(name, "-symbolic") ||
+	       g_str_has_suffix(name, "-symbolic.symbolic");
 }
 
 int view_nominal_size(const char *name)

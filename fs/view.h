@@ -32,7 +32,8 @@ int view_parse_theme_dir(const char *s, int *ret_size, int *ret_scale);
  * (-ENAMETOOLONG over 255 bytes). */
 int view_parse_icon_file(const char *s, const char *ext, char **ret_name);
 
-/* Icon names served only as SVG under icons/. */
+/* Icon names served only as SVG under icons/: "-symbolic" names and
+ * GTK's pre-rendered "-symbolic.symbolic" ones. */
 bool view_is_symbolic(const char *name);
 
 /* Nominal lookup size of scalable/<name>.svg: 16 for -symbolic, else 48. */

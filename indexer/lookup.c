@@ -297,11 +297,11 @@ int lookup_names(struct lookup *l, const char *theme, GPtrArray **ret)
 		return r;
 	json = chain_json(ids, n);
 	r = db_prepare(l->db,
-		       "SELECT DISTINCT i.name FROM icon i "
-		       "JOIN dir d ON d.listing_id = i.listing_id "
-		       "WHERE (d.kind = 2 AND d.theme_id IN "
-		       "(SELECT value FROM json_each(?1))) OR d.kind = 0 "
-		       "ORDER BY i.name",
+		       "SELECT DISTINCT name FROM icon WHERE listing_id IN "
+		       "(SELECT listing_id FROM dir WHERE listing_id NOT NULL "
+		       "AND ((kind = 2 AND theme_id IN "
+		       "(SELECT value FROM json_each(?1))) OR kind = 0)) "
+		       "ORDER BY name",
 		       &q);
 	if (r < 0)
 		return r;

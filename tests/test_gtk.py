@@ -1,0 +1,68 @@
+#!/usr/bin/env python3
+"""Real clients through the mount: GTK 3 and GTK 4 (python3-gi) and Qt 5
+(PyQt5), with XDG_DATA_DIRS=MNT:<original>, resolve names of Papirus,
+breeze and Adwaita to files under the mount and load pixmaps of the asked
+size; -symbolic icons still load and recolour in GTK."""
+import os
+import shutil
+import subprocess
+
+from common import (REAL_BASES, check, check_eq, counters, finish, mounted,
+                    need_theme, shared_db, skip)
+
+need_theme("Papirus", "breeze", "Adwaita")
+PY = "/usr/bin/python3"
+if not os.path.exists(PY) or not shutil.which("xvfb-run"):
+    skip("Debian's python3 and xvfb-run are needed (run scripts/setup)")
+CLIENTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "clients.py")
+SAMPLES = {
+    "Papirus": ["firefox", "folder", "text-x-generic", "utilities-terminal", "edit-copy"],
+    "breeze": ["document-open", "folder", "edit-copy", "system-file-manager"],
+    "Adwaita": ["folder", "edit-copy", "text-x-generic", "user-trash"],
+}
+
+
+def client(kind, theme, size, names, data_dirs):
+    env = dict(os.environ, XDG_DATA_DIRS=data_dirs, HOME=os.environ.get("HOME", "/root"))
+    env.pop("PYTHONPATH", None)
+    cmd = [PY, CLIENTS, kind, theme, str(size), *names]
+    cmd = ["xvfb-run", "-a", *cmd]
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=240)
+    check_eq(p.returncode, 0, f"{kind} client exit ({p.stderr[-800:]})")
+    return [line.split("\t") for line in p.stdout.splitlines() if "\t" in line]
+
+
+db = shared_db("real-index.sqlite")
+with mounted(db, REAL_BASES, theme="Papirus") as mnt:
+    original = "/usr/local/share:/usr/share"
+    data_dirs = f"{mnt}:{original}"
+    for kind in ("gtk3", "gtk4"):
+        for theme, names in SAMPLES.items():
+            rows = client(kind, theme, 48, names, data_dirs)
+            check_eq(len(rows), len(names), f"{kind} {theme} answered every name")
+            for name, path, dims, *_ in rows:
+                check(path.startswith(f"{mnt}/icons/{theme}/48x48/"),
+                      f"{kind} {theme} {name} from the mount: {path}")
+                check_eq(dims, "48x48", f"{kind} {theme} {name} size")
+    # symbolic icons: served as SVG from scalable/, recoloured by GTK
+    rows = client("gtk3", "Adwaita", 16, ["edit-copy-symbolic", "go-next-symbolic"], data_dirs)
+    for name, path, dims, red in rows:
+        check(path.startswith(f"{mnt}/icons/Adwaita/scalable/") and path.endswith(".svg"),
+              f"gtk3 symbolic {name} from scalable/: {path}")
+        check_eq((dims, red), ("16x16", "red"), f"gtk3 {name} loads and recolours")
+
+    # Qt 5 does not say which file it read: first with the mount alone (so
+    # it can only find the icons there), then prepended, counting opens.
+    # (Qt takes its search path from the platform theme: xcb under Xvfb.)
+    for theme, names in SAMPLES.items():
+        before = counters(mnt)["opens"]
+        rows = client("qt5", theme, 48, names, mnt)
+        for name, found, dims in rows:
+            check_eq((found, dims), ("found", "48x48"), f"qt5 {theme} {name} through the mount")
+        check(counters(mnt)["opens"] > before, f"qt5 {theme} opened files of the mount")
+        before = counters(mnt)["opens"] + counters(mnt)["lookups"]
+        rows = client("qt5", theme, 32, names[:2], data_dirs)
+        check(all(r[1] == "found" and r[2] == "32x32" for r in rows), f"qt5 {theme} prepended")
+        check(counters(mnt)["opens"] + counters(mnt)["lookups"] > before,
+              f"qt5 {theme} prepended reads the mount")
+finish()
