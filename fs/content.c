@@ -205,8 +205,8 @@ static int content_render(struct content *c, sqlite3 *db, int fd,
 	}
 	if (r < 0) {
 		atomic_fetch_add(&c->counters.render_failures, 1);
-		log_warning("cannot render '%s' at %u px, serving ENOENT/EIO "
-			    "until it changes",
+		log_warning("cannot render '%s' at %u px: EIO until it "
+			    "changes",
 			    k->source, k->px);
 		r = -EIO;
 	}

@@ -3,6 +3,7 @@
 #include <gdk-pixbuf/gdk-pixbuf.h>
 #include <librsvg/rsvg.h>
 #include <png.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "log.h"
@@ -132,6 +133,40 @@ static void unpremultiply(const uint8_t *src, int stride, unsigned px,
 	}
 }
 
+/* Icons are self-contained: an SVG that includes or links anything but its
+ * own fragments and data: URLs is refused before librsvg sees it (librsvg
+ * 2.54 aborts on a self-including XInclude). */
+static bool svg_self_contained(const char *data, size_t len)
+{
+	static const char xinclude[] = "XInclude";
+	const char *p = data, *end = data + len;
+
+	if (memmem(data, len, xinclude, sizeof(xinclude) - 1))
+		return false;
+	while ((p = memmem(p, end - p, "href", 4))) {
+		const char *v = p + 4;
+
+		p = v;
+		while (v < end && (*v == ' ' || *v == '\t' || *v == '\n' ||
+				   *v == '\r'))
+			v++;
+		if (v >= end || *v != '=')
+			continue;
+		v++;
+		while (v < end && (*v == ' ' || *v == '\t' || *v == '\n' ||
+				   *v == '\r'))
+			v++;
+		if (v < end && (*v == '"' || *v == '\''))
+			v++;
+		if (v < end && *v == '#')
+			continue;
+		if (end - v >= 5 && memcmp(v, "data:", 5) == 0)
+			continue;
+		return false;
+	}
+	return true;
+}
+
 static int raster_svg(const void *data, size_t len, unsigned px,
 		      uint8_t *rgba)
 {
@@ -144,6 +179,8 @@ static int raster_svg(const void *data, size_t len, unsigned px,
 	RsvgRectangle viewport;
 	gboolean ok;
 
+	if (!svg_self_contained(data, len))
+		return log_debug_errno(-EINVAL, "SVG refers to other files");
 	handle = rsvg_handle_new_from_data(data, len, &error);
 	obj = (GObject *)handle;
 	if (!handle)
@@ -162,6 +199,9 @@ static int raster_svg(const void *data, size_t len, unsigned px,
 		w = vb.width;
 		h = vb.height;
 	}
+	if (w > RASTER_CANVAS_MAX || h > RASTER_CANVAS_MAX)
+		return log_debug_errno(-EINVAL, "SVG canvas %gx%g is too large",
+				       w, h);
 	fit(w, h, px, &viewport.x, &viewport.y, &viewport.width,
 	    &viewport.height);
 

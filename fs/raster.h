@@ -12,6 +12,9 @@
 
 /* Largest pixel size iconfs renders (1024 px at scale 3). */
 #define RASTER_PX_MAX 3072
+/* Largest intrinsic SVG size accepted: icons are drawn for a few hundred
+ * pixels, a million-pixel canvas is an attack. */
+#define RASTER_CANVAS_MAX 16384
 /* Largest source file accepted. */
 #define RASTER_SOURCE_MAX (16 * 1024 * 1024)
 

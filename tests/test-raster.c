@@ -135,5 +135,36 @@ TEST(bad_input)
 		      -EINVAL);
 }
 
-TEST_MAIN(TEST_CASE(square_svg), TEST_CASE(wide_svg), TEST_CASE(tall_svg),
+TEST(refused_svgs)
+{
+	static const char *const bad[] = {
+		"<svg xmlns='http://www.w3.org/2000/svg' width='9' height='9'>"
+		"<image href='/etc/passwd' width='9' height='9'/></svg>",
+		"<svg xmlns='http://www.w3.org/2000/svg' "
+		"xmlns:xlink='http://www.w3.org/1999/xlink' width='9' "
+		"height='9'><use xlink:href = \"other.svg#x\"/></svg>",
+		"<svg xmlns='http://www.w3.org/2000/svg' "
+		"xmlns:xi='http://www.w3.org/2001/XInclude'><xi:include "
+		"href='#a'/></svg>",
+		"<svg xmlns='http://www.w3.org/2000/svg' width='100000' "
+		"height='10'/>",
+	};
+	const char *ok = "<svg xmlns='http://www.w3.org/2000/svg' width='9' "
+			 "height='9'><defs><rect id='r' width='9' "
+			 "height='9'/></defs><use href='#r'/><image "
+			 "href='data:image/png;base64,' width='1' "
+			 "height='1'/></svg>";
+	void *out = NULL;
+	size_t len;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ASSERT_EQ_INT(raster_render(bad[i], strlen(bad[i]), RASTER_SVG,
+					    16, &out, &len),
+			      -EINVAL);
+	ASSERT_EQ_INT(raster_render(ok, strlen(ok), RASTER_SVG, 16, &out, &len),
+		      0);
+	free(out);
+}
+
+TEST_MAIN(TEST_CASE(square_svg), TEST_CASE(refused_svgs), TEST_CASE(wide_svg), TEST_CASE(tall_svg),
 	  TEST_CASE(png_resample), TEST_CASE(bad_input))

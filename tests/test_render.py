@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+"""Rendering through the mount: exact dimensions for square, wide and tall
+SVGs and for PNGs of other sizes (own bytes at the exact size); renders
+survive unmount and remount byte for byte with no second render (the
+daemon's counters prove it); a changed source gives new bytes; hostile SVGs
+give EIO within the deadline while every other icon keeps being served;
+a failed source is not retried until it changes."""
+import errno
+import os
+import shutil
+import struct
+import tempfile
+import time
+import zlib
+
+from common import check, check_eq, counters, finish, mounted, png_size
+from hostile_svgs import write_corpus
+
+DEADLINE = 5.0  # RENDER_DEADLINE_MS
+
+
+def png(w, h, rgba=(0, 0, 255, 255)):
+    raw = b"".join(b"\0" + bytes(rgba) * w for _ in range(h))
+
+    def chunk(t, d):
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 6, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def svg(w, h, color="red"):
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}">'
+            f'<rect width="{w}" height="{h}" fill="{color}"/></svg>').encode()
+
+
+def write(path, data):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "wb") as f:
+        f.write(data)
+
+
+def errno_of(fn):
+    try:
+        fn()
+    except OSError as e:
+        return e.errno
+    return 0
+
+
+tmp = tempfile.mkdtemp(prefix="iconfs-render-")
+try:
+    base = os.path.join(tmp, "icons")
+    theme = os.path.join(base, "r")
+    write(os.path.join(theme, "index.theme"),
+          b"[Icon Theme]\nName=R\nDirectories=16,64,scalable,bad\n\n[16]\nSize=16\nType=Fixed\n"
+          b"\n[64]\nSize=64\nType=Fixed\n\n[scalable]\nSize=48\nType=Scalable\nMinSize=1\n"
+          b"MaxSize=1024\n\n[bad]\nSize=48\nType=Scalable\nMinSize=1\nMaxSize=1024\n")
+    write(os.path.join(theme, "scalable/square.svg"), svg(16, 16))
+    write(os.path.join(theme, "scalable/wide.svg"), svg(300, 100))
+    write(os.path.join(theme, "scalable/tall.svg"), svg(10, 70))
+    write(os.path.join(theme, "16/small.png"), png(16, 16))
+    write(os.path.join(theme, "64/big.png"), png(64, 64))
+    hostile = write_corpus(os.path.join(theme, "bad"))
+    db = os.path.join(tmp, "index.sqlite")
+    bases = base
+
+    with mounted(db, bases, theme="r") as mnt:
+        for name in ("square", "wide", "tall", "small", "big"):
+            for size in (16, 24, 48, 64, 100):
+                data = open(os.path.join(mnt, "icons/r", f"{size}x{size}", name + ".png"), "rb").read()
+                check_eq(png_size(data), (size, size), f"{name} at {size}")
+            data = open(os.path.join(mnt, "32@2", name + ".png"), "rb").read()
+            check_eq(png_size(data), (64, 64), f"{name} at 32@2")
+        # a PNG of exactly the asked size is served as its own bytes
+        check_eq(open(os.path.join(mnt, "64", "big.png"), "rb").read(),
+                 open(os.path.join(theme, "64/big.png"), "rb").read(), "native bytes at 64")
+        check_eq(open(os.path.join(mnt, "16", "small.png"), "rb").read(),
+                 open(os.path.join(theme, "16/small.png"), "rb").read(), "native bytes at 16")
+        first = open(os.path.join(mnt, "icons/r/48x48/square.png"), "rb").read()
+        c = counters(mnt)
+        check(c["renders"] > 0, "first pass rendered")
+
+        # hostile sources: EIO within the deadline, one line each, daemon alive
+        for name in hostile:
+            path = os.path.join(mnt, "icons/r/48x48", name + ".png")
+            t0 = time.monotonic()
+            e = errno_of(lambda: open(path, "rb").read())
+            dt = time.monotonic() - t0
+            check_eq(e, errno.EIO, f"hostile {name} gives EIO")
+            check(dt < DEADLINE + 3, f"hostile {name} answered in {dt:.1f}s")
+            check_eq(png_size(open(os.path.join(mnt, "icons/r/24x24/square.png"), "rb").read()),
+                     (24, 24), f"still serving after {name}")
+            print(f"hostile {name}: errno {e} in {dt:.2f}s")
+        failures = counters(mnt)["render_failures"]
+        for name in hostile:
+            errno_of(lambda: os.stat(os.path.join(mnt, "icons/r/48x48", name + ".png")))
+        check_eq(counters(mnt)["render_failures"], failures, "failed sources are not retried")
+        check(os.path.ismount(mnt), "daemon survived the hostile corpus")
+
+    with mounted(db, bases, theme="r") as mnt:
+        again = open(os.path.join(mnt, "icons/r/48x48/square.png"), "rb").read()
+        check_eq(again, first, "render survives remount byte for byte")
+        c = counters(mnt)
+        check_eq(c["renders"], 0, "no render after remount")
+        check(c["blob_hits"] >= 1, "served from the blob table")
+        e = errno_of(lambda: open(os.path.join(mnt, "icons/r/48x48/truncated.png"), "rb").read())
+        check_eq((e, counters(mnt)["renders"]), (errno.EIO, 0), "failure remembered across mounts")
+
+    # a changed source renders anew
+    time.sleep(0.01)
+    write(os.path.join(theme, "scalable/square.svg"), svg(16, 16, "lime"))
+    with mounted(db, bases, theme="r") as mnt:
+        changed = open(os.path.join(mnt, "icons/r/48x48/square.png"), "rb").read()
+        check(changed != first, "changed source gives new bytes")
+        check_eq(png_size(changed), (48, 48), "changed source size")
+        check_eq(counters(mnt)["renders"], 1, "exactly one render for the change")
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+finish()
