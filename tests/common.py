@@ -73,6 +73,11 @@ def lookup_batch(db, bases, theme, queries, scale=1):
     return [o or None for o in out]
 
 
+def is_symbolic(name):
+    """Names served only as SVG under icons/ (fs/view.c)."""
+    return name.endswith("-symbolic") or name.endswith("-symbolic.symbolic")
+
+
 def png_size(data):
     if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
         return None

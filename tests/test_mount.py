@@ -10,7 +10,7 @@ import stat
 import subprocess
 
 from spec_reference import Spec
-from common import (REAL_BASES, check, check_eq, finish, lookup_batch, mounted,
+from common import (REAL_BASES, is_symbolic, check, check_eq, finish, lookup_batch, mounted,
                     need_theme, png_size, shared_db)
 
 THEMES = ["Papirus", "breeze", "Adwaita", "oxygen"]
@@ -48,7 +48,7 @@ with mounted(db, REAL_BASES, theme="Papirus") as mnt:
         want = lookup_batch(db, REAL_BASES, theme, [(n, 48) for n in sample])
         for name, source in zip(sample, want):
             path = os.path.join(mnt, "icons", theme, "48x48", name + ".png")
-            symbolic = name.endswith("-symbolic")
+            symbolic = is_symbolic(name)
             exists = os.path.exists(path)
             check_eq(exists, bool(source) and not symbolic, f"exists {path}")
             if not exists:
@@ -60,7 +60,7 @@ with mounted(db, REAL_BASES, theme="Papirus") as mnt:
             check_eq(os.getxattr(path, "user.iconfs.source").decode(), source,
                      f"{path} source")
         # scale 2: 96x96 pixels
-        name = next(n for n, s in zip(sample, want) if s and not n.endswith("-symbolic"))
+        name = next(n for n, s in zip(sample, want) if s and not is_symbolic(n))
         data = open(os.path.join(mnt, "icons", theme, "24x24@2", name + ".png"), "rb").read()
         check_eq(png_size(data), (48, 48), f"{theme} 24x24@2/{name}.png")
 
@@ -118,13 +118,13 @@ with mounted(db, REAL_BASES, theme="Papirus") as mnt:
                 for f in os.listdir(dpath):
                     stem, _, ext = f.rpartition(".")
                     if (ext in ("png", "svg", "xpm") and stem and
-                            not stem.endswith("-symbolic") and
+                            not is_symbolic(stem) and
                             spec.exists(os.path.join(dpath, f))):
                         want_names.add(stem)
     want_names.update(f.rsplit(".", 1)[0] for f in os.listdir("/usr/share/pixmaps")
                       if f.endswith((".png", ".svg", ".xpm")) and
                       os.path.isfile(os.path.join("/usr/share/pixmaps", f)) and
-                      not f.rsplit(".", 1)[0].endswith("-symbolic"))
+                      not is_symbolic(f.rsplit(".", 1)[0]))
     got = {n[:-4] for n in os.listdir(os.path.join(mnt, "icons/Papirus/48x48"))}
     check_eq(len(got ^ want_names), 0, "icons/Papirus/48x48 lists every resolvable name")
     ls = subprocess.run(["ls", "-l", os.path.join(mnt, "icons/Papirus/8x8")],
