@@ -39,7 +39,7 @@ int cli_open_index(const struct cli_options *o, const char *mountpoint,
 	r = scan_refresh(db, bases,
 			 (progress ? SCAN_COUNT : 0) |
 				 (progress && isatty(STDERR_FILENO) ? SCAN_PROGRESS : 0),
-			 &st);
+			 &st, NULL);
 	if (r < 0)
 		return r;
 	if (progress)

@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <glib.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -20,7 +21,9 @@ struct inflight {
 };
 
 struct content {
-	char **realbases;
+	char **basedirs;
+	char **realbases; /* realpath of each base dir, NULL until it exists;
+			   * lock */
 	struct render_pool *pool;
 	long long budget;
 	atomic_uint puts;
@@ -34,16 +37,10 @@ int content_new(char *const *basedirs, unsigned workers,
 		unsigned deadline_ms, long long budget, struct content **ret)
 {
 	struct content *c = g_new0(struct content, 1);
-	GPtrArray *real = g_ptr_array_new();
 	int r;
 
-	for (char *const *b = basedirs; *b; b++) {
-		char *p = realpath(*b, NULL);
-		if (p)
-			g_ptr_array_add(real, p);
-	}
-	g_ptr_array_add(real, NULL);
-	c->realbases = (char **)g_ptr_array_free(real, FALSE);
+	c->basedirs = g_strdupv((char **)basedirs);
+	c->realbases = g_new0(char *, g_strv_length(c->basedirs) + 1);
 	c->budget = budget;
 	pthread_mutex_init(&c->lock, NULL);
 	c->inflight = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
@@ -62,9 +59,10 @@ struct content *content_free(struct content *c)
 	if (!c)
 		return NULL;
 	render_pool_free(c->pool);
-	for (char **p = c->realbases; p && *p; p++)
-		free(*p);
+	for (guint i = 0; c->basedirs && c->basedirs[i]; i++)
+		free(c->realbases[i]);
 	g_free(c->realbases);
+	g_strfreev(c->basedirs);
 	g_hash_table_destroy(c->inflight);
 	pthread_mutex_destroy(&c->lock);
 	g_free(c);
@@ -86,14 +84,27 @@ void icon_content_clear(struct icon_content *ic)
 static char *content_real_source(struct content *c, const char *source)
 {
 	_cleanup_free_ char *real = realpath(source, NULL);
+	bool inside = false;
 
 	if (!real)
 		return NULL;
-	for (char **b = c->realbases; *b; b++) {
-		size_t n = strlen(*b);
-		if (strncmp(real, *b, n) == 0 && real[n] == '/')
-			return TAKE_PTR(real);
+	pthread_mutex_lock(&c->lock);
+	for (guint i = 0; c->basedirs[i] && !inside; i++) {
+		const char *b;
+		size_t n;
+
+		/* base directories may appear after the mount */
+		if (!c->realbases[i])
+			c->realbases[i] = realpath(c->basedirs[i], NULL);
+		b = c->realbases[i];
+		if (!b)
+			continue;
+		n = strlen(b);
+		inside = strncmp(real, b, n) == 0 && real[n] == '/';
 	}
+	pthread_mutex_unlock(&c->lock);
+	if (inside)
+		return TAKE_PTR(real);
 	log_warning("'%s' resolves outside the icon directories, not served",
 		    source);
 	return NULL;

@@ -18,6 +18,7 @@
 #include "fs.h"
 #include "log.h"
 #include "tree.h"
+#include "watch.h"
 
 /* The kernel may keep entries and attributes this long: live updates
  * invalidate exactly what changed, so there is no reason to expire. */
@@ -52,13 +53,21 @@ static struct tree_ctx *fs_ctx(struct fs *fs)
 {
 	struct tree_ctx *x = pthread_getspecific(fs->ctx_key);
 
-	if (x)
+	if (x) {
+		unsigned gen = watch_generation();
+
+		if (x->generation != gen) {
+			lookup_flush(x->l);
+			x->generation = gen;
+		}
 		return x;
+	}
 	x = g_new0(struct tree_ctx, 1);
 	if (db_open(fs->db_path, 0, &x->db) < 0 || lookup_new(x->db, &x->l) < 0) {
 		ctx_free(x);
 		return NULL;
 	}
+	x->generation = watch_generation();
 	(void)pthread_setspecific(fs->ctx_key, x);
 	return x;
 }
@@ -478,6 +487,7 @@ int fs_mount_main(struct cli_options *o)
 	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
 	struct fuse_loop_config *cfg = NULL;
 	struct fuse_session *se = NULL;
+	struct watch *watch = NULL;
 	struct fs fs = { .db_path = o->db };
 	int r;
 
@@ -513,11 +523,15 @@ int fs_mount_main(struct cli_options *o)
 	log_info("serving theme '%s' on '%s'", theme, mnt);
 	(void)fuse_daemonize(o->foreground);
 
+	/* After daemonizing: the thread must live in the serving process. */
+	(void)watch_start(se, fs.tree, o->db, bases, &watch);
+
 	cfg = fuse_loop_cfg_create();
 	fuse_loop_cfg_set_max_threads(cfg, 16);
 	fuse_loop_cfg_set_idle_threads(cfg, 4);
 	r = fuse_session_loop_mt(se, cfg) < 0 ? -EIO : 0;
 	fuse_loop_cfg_destroy(cfg);
+	watch_stop(watch);
 
 	fuse_session_unmount(se);
 	fuse_remove_signal_handlers(se);

@@ -26,6 +26,8 @@ enum node_kind {
 struct node {
 	uint64_t ino;
 	uint64_t nlookup; /* kernel references; tree.lock */
+	uint64_t parent; /* the directory it was looked up in */
+	char *entry; /* its name there */
 	enum node_kind kind;
 	char *theme;
 	int size, scale;
@@ -64,6 +66,7 @@ static void node_free(struct node *n)
 	g_free(n->theme);
 	g_free(n->name);
 	g_free(n->key);
+	g_free(n->entry);
 	icon_content_clear(&n->content);
 	g_free(n);
 }
@@ -174,10 +177,10 @@ static void fill_stat(struct tree *t, const struct node *n, struct stat *st)
 /* Find or make the node for (kind, theme, size, scale, name), take one
  * kernel reference, replace its content with *content (taken over) and
  * return its attributes. */
-static uint64_t node_ref(struct tree *t, enum node_kind kind,
-			 const char *theme, int size, int scale,
-			 const char *name, struct icon_content *content,
-			 struct stat *ret_st)
+static uint64_t node_ref(struct tree *t, uint64_t parent, const char *entry,
+			 enum node_kind kind, const char *theme, int size,
+			 int scale, const char *name,
+			 struct icon_content *content, struct stat *ret_st)
 {
 	g_autofree char *key = g_strdup_printf(
 		"%d\x1f%s\x1f%d\x1f%d\x1f%s", kind, theme ? theme : "", size,
@@ -195,6 +198,8 @@ static uint64_t node_ref(struct tree *t, enum node_kind kind,
 		n->size = size;
 		n->scale = scale;
 		n->name = g_strdup(name);
+		n->parent = parent;
+		n->entry = g_strdup(entry);
 		n->key = g_steal_pointer(&key);
 		g_hash_table_insert(t->by_key, n->key, n);
 		g_hash_table_insert(t->by_ino, &n->ino, n);
@@ -443,7 +448,7 @@ int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
 		icon_content_clear(&content);
 		return r;
 	}
-	*ret_ino = node_ref(t, kind, theme, size, scale, icon,
+	*ret_ino = node_ref(t, parent, name, kind, theme, size, scale, icon,
 			    kind_is_dir(kind) ? NULL : &content, ret_st);
 	icon_content_clear(&content);
 	return 0;
@@ -745,4 +750,59 @@ int tree_listxattr(struct tree *t, uint64_t ino, GString *out)
 		g_string_append_len(out, XATTR_SOURCE, sizeof(XATTR_SOURCE));
 	pthread_mutex_unlock(&t->lock);
 	return 0;
+}
+
+static void inval_add(GArray *out, uint64_t ino, uint64_t parent,
+		      const char *name)
+{
+	struct tree_inval v = { ino, parent, g_strdup(name) };
+	g_array_append_val(out, v);
+}
+
+void tree_collect_invalidations(struct tree *t, GHashTable *names, bool all,
+				GArray *out)
+{
+	GHashTableIter it, nit;
+	struct node *n;
+	const char *name;
+
+	pthread_mutex_lock(&t->lock);
+	g_hash_table_remove_all(t->names_cache);
+	g_hash_table_iter_init(&it, t->by_key);
+	while (g_hash_table_iter_next(&it, NULL, (void **)&n)) {
+		bool dir = kind_is_dir(n->kind);
+
+		/* Changed files, and (when anything may have changed) every
+		 * directory's attributes and cached listing. */
+		if (all || dir || (n->name && g_hash_table_contains(names,
+								    n->name)))
+			inval_add(out, n->ino, 0, NULL);
+		if (all || (!dir && g_hash_table_contains(names, n->name)))
+			inval_add(out, 0, n->parent, n->entry);
+
+		/* Negative entries the kernel may hold for new names (and,
+		 * when themes changed, for new themes in icons/). */
+		if (n->kind != NODE_SIZEDIR && n->kind != NODE_FLATDIR &&
+		    n->kind != NODE_SCALABLE && !(all && n->kind == NODE_ICONS))
+			continue;
+		g_hash_table_iter_init(&nit, names);
+		while (g_hash_table_iter_next(&nit, (void **)&name, NULL)) {
+			g_autofree char *file = g_strconcat(
+				name,
+				n->kind == NODE_SCALABLE ? ".svg" :
+				n->kind == NODE_ICONS	 ? "" :
+							   ".png",
+				NULL);
+			inval_add(out, 0, n->ino, file);
+		}
+	}
+	inval_add(out, TREE_ROOT_INO, 0, NULL);
+	pthread_mutex_unlock(&t->lock);
+}
+
+void tree_inval_clear(GArray *invals)
+{
+	for (unsigned i = 0; i < invals->len; i++)
+		g_free(g_array_index(invals, struct tree_inval, i).name);
+	g_array_set_size(invals, 0);
 }

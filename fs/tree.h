@@ -6,6 +6,7 @@
 #pragma once
 
 #include <glib.h>
+#include <stdbool.h>
 #include <sqlite3.h>
 #include <stdint.h>
 #include <sys/stat.h>
@@ -21,6 +22,7 @@ struct tree;
 struct tree_ctx {
 	sqlite3 *db;
 	struct lookup *l;
+	unsigned generation; /* of the index its lookup cache belongs to */
 };
 
 struct tree_counters {
@@ -70,4 +72,21 @@ int tree_listxattr(struct tree *t, uint64_t ino, GString *out);
 
 /* After the index changed: drop cached listings, and date directories. */
 void tree_flush(struct tree *t);
+
+/* One kernel-cache invalidation: an inode (ino != 0: attributes, page cache,
+ * cached listing) or an entry (name in directory parent, negative or not). */
+struct tree_inval {
+	uint64_t ino;
+	uint64_t parent;
+	char *name;
+};
+
+/* What the kernel must forget after the index changed: every node named in
+ * `names` (icon names, a string set) and the entries of those names in
+ * every size view the kernel knows (negative ones too); with `all`, every
+ * node. Appends struct tree_inval to `out` (free with tree_inval_clear) and
+ * drops the listing caches. Send them without holding any tree lock. */
+void tree_collect_invalidations(struct tree *t, GHashTable *names, bool all,
+				GArray *out);
+void tree_inval_clear(GArray *invals);
 void tree_set_refresh_time(struct tree *t, struct timespec when);

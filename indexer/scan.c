@@ -42,7 +42,51 @@ struct scanner {
 	sqlite3_stmt *icon_clear;
 	sqlite3_stmt *icon_insert;
 	GHashTable *listings_read; /* listing ids read in this refresh */
+	struct scan_changes *changes; /* NULL when nobody asks */
+	sqlite3_stmt *listing_names;
 };
+
+static void changed_theme(struct scanner *s)
+{
+	s->stats.changed = true;
+	if (s->changes)
+		s->changes->themes = true;
+}
+
+static void changed_name(struct scanner *s, const char *name)
+{
+	if (s->changes && !g_hash_table_contains(s->changes->names, name))
+		g_hash_table_add(s->changes->names, g_strdup(name));
+}
+
+/* The names in listing `id`, as a new set (or NULL when nobody asks). */
+static GHashTable *listing_names(struct scanner *s, long long id)
+{
+	GHashTable *set;
+
+	if (!s->changes || id < 0)
+		return NULL;
+	set = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	sqlite3_bind_int64(s->listing_names, 1, id);
+	while (sqlite3_step(s->listing_names) == SQLITE_ROW)
+		g_hash_table_add(set, g_strdup(db_column_str(s->listing_names,
+							     0)));
+	(void)sqlite3_reset(s->listing_names);
+	return set;
+}
+
+static void changed_names_of(struct scanner *s, long long listing_id)
+{
+	g_autoptr(GHashTable) set = listing_names(s, listing_id);
+	GHashTableIter it;
+	const char *name;
+
+	if (!set)
+		return;
+	g_hash_table_iter_init(&it, set);
+	while (g_hash_table_iter_next(&it, (void **)&name, NULL))
+		changed_name(s, name);
+}
 
 static const char *const ext_names[] = { "png", "svg", "xpm" };
 
@@ -141,6 +185,8 @@ static long long dir_row(struct scanner *s, const char *path,
 	if (step_done(s, s->dir_insert) < 0)
 		return -1;
 	*ret_stamp = stamp_missing;
+	if (kind == DIR_KIND_ROOT)
+		changed_theme(s);
 	s->stats.changed = true;
 	return sqlite3_last_insert_rowid(s->db);
 }
@@ -189,6 +235,7 @@ static int icon_file_name(const char *file, size_t *ret_len)
 /* Replace the icons of listing `id` with the icon files in `path`. */
 static int listing_read(struct scanner *s, long long id, const char *path)
 {
+	g_autoptr(GHashTable) old = listing_names(s, id);
 	_cleanup_closedir_ DIR *d = NULL;
 	struct dirent *de;
 	int r;
@@ -234,6 +281,8 @@ static int listing_read(struct scanner *s, long long id, const char *path)
 		}
 		memcpy(name, de->d_name, len);
 		name[len] = '\0';
+		if (old && !g_hash_table_remove(old, name))
+			changed_name(s, name);
 		sqlite3_bind_text(s->icon_insert, 1, name, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(s->icon_insert, 2, id);
 		sqlite3_bind_int(s->icon_insert, 3, ext);
@@ -244,6 +293,14 @@ static int listing_read(struct scanner *s, long long id, const char *path)
 	if (errno != 0) {
 		s->stats.problems++;
 		log_warning_errno(-errno, "cannot read '%s': %m", path);
+	}
+	if (old) {
+		GHashTableIter it;
+		const char *gone;
+
+		g_hash_table_iter_init(&it, old);
+		while (g_hash_table_iter_next(&it, (void **)&gone, NULL))
+			changed_name(s, gone);
 	}
 	return 0;
 }
@@ -293,9 +350,24 @@ static int dir_attach_listing(struct scanner *s, long long dir_id,
 
 /* Refresh a directory row: stat, and attach its listing again when its
  * stamp changed. */
+static long long dir_listing_id(struct scanner *s, long long id)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+
+	if (db_prepare(s->db, "SELECT listing_id FROM dir WHERE id = ?1", &q) <
+	    0)
+		return -1;
+	sqlite3_bind_int64(q, 1, id);
+	if (sqlite3_step(q) != SQLITE_ROW ||
+	    sqlite3_column_type(q, 0) == SQLITE_NULL)
+		return -1;
+	return sqlite3_column_int64(q, 0);
+}
+
 static int dir_refresh(struct scanner *s, long long id, struct stamp old,
 		       const char *path)
 {
+	long long before = s->changes ? dir_listing_id(s, id) : -1, after;
 	struct stamp now;
 	struct stat st;
 	int r;
@@ -303,6 +375,7 @@ static int dir_refresh(struct scanner *s, long long id, struct stamp old,
 	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		if (stamp_eq(old, stamp_missing))
 			return 0;
+		changed_names_of(s, before);
 		sqlite3_bind_null(s->dir_set_listing, 1);
 		sqlite3_bind_int64(s->dir_set_listing, 2, id);
 		r = step_done(s, s->dir_set_listing);
@@ -318,6 +391,11 @@ static int dir_refresh(struct scanner *s, long long id, struct stamp old,
 	r = dir_attach_listing(s, id, path, &st);
 	if (r < 0)
 		return r;
+	after = s->changes ? dir_listing_id(s, id) : -1;
+	if (before != after) {
+		changed_names_of(s, before);
+		changed_names_of(s, after);
+	}
 	return dir_set_stamp(s, id, now);
 }
 
@@ -391,7 +469,7 @@ static int base_read(struct scanner *s, long long base_id, const char *base)
 			      base_id, sqlite3_column_int64(roots, 2));
 		if (r < 0)
 			return r;
-		s->stats.changed = true;
+		changed_theme(s);
 	}
 	return 0;
 }
@@ -421,7 +499,7 @@ static int bases_sync(struct scanner *s)
 	if (r < 0)
 		return db_log_error(s->db, r, "cannot update base dirs");
 	if (sqlite3_changes(s->db) > 0)
-		s->stats.changed = true;
+		changed_theme(s);
 	return 0;
 }
 
@@ -506,7 +584,7 @@ static int theme_store(struct scanner *s, long long tid, const char *path,
 	r = exec_bind(s, "DELETE FROM subdir WHERE theme_id = ?1", tid, 0);
 	if (r < 0)
 		return r;
-	s->stats.changed = true;
+	changed_theme(s);
 	if (!info)
 		return 0;
 
@@ -619,7 +697,7 @@ static int theme_refresh(struct scanner *s, long long tid)
 	if (r < 0)
 		return r;
 	if (sqlite3_changes(s->db) > 0)
-		s->stats.changed = true;
+		changed_theme(s);
 
 	r = db_prepare(s->db, "SELECT path FROM subdir WHERE theme_id = ?1",
 		       &subs);
@@ -690,6 +768,7 @@ static void scanner_done(struct scanner *s)
 	sqlite3_finalize(s->dir_set_listing);
 	sqlite3_finalize(s->listing_get);
 	sqlite3_finalize(s->listing_put);
+	sqlite3_finalize(s->listing_names);
 	g_hash_table_destroy(s->listings_read);
 	sqlite3_finalize(s->icon_clear);
 	sqlite3_finalize(s->icon_insert);
@@ -728,6 +807,9 @@ static int scanner_init(struct scanner *s)
 		r = db_prepare(s->db, "DELETE FROM icon WHERE listing_id = ?1",
 			       &s->icon_clear);
 	if (r >= 0)
+		r = db_prepare(s->db, "SELECT name FROM icon WHERE listing_id = ?1",
+			       &s->listing_names);
+	if (r >= 0)
 		r = db_prepare(s->db,
 			       "UPDATE dir SET listing_id = ?1 WHERE id = ?2",
 			       &s->dir_set_listing);
@@ -759,9 +841,12 @@ static double now_seconds(void)
 }
 
 int scan_refresh(sqlite3 *db, char *const *basedirs, unsigned flags,
-		 struct scan_stats *ret_stats)
+		 struct scan_stats *ret_stats, struct scan_changes *changes)
 {
-	struct scanner s = { .db = db, .basedirs = basedirs, .flags = flags };
+	struct scanner s = { .db = db,
+			     .basedirs = basedirs,
+			     .flags = flags,
+			     .changes = changes };
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
 	double start = now_seconds();
 	int r;

@@ -8,6 +8,7 @@
  * Problems with single files or directories are logged and cost only them. */
 #pragma once
 
+#include <glib.h>
 #include <sqlite3.h>
 #include <stdbool.h>
 
@@ -20,13 +21,22 @@ struct scan_stats {
 	double seconds;
 };
 
+/* What a refresh changed, for the mount's kernel-cache invalidation. */
+struct scan_changes {
+	GHashTable *names; /* icon names added to or removed from a directory
+			    * (string set, owned by the caller) */
+	bool themes; /* themes, their roots or index.theme files changed:
+		      * any resolution may have changed */
+};
+
 enum scan_flags {
 	SCAN_PROGRESS = 1 << 0, /* progress on stderr (a terminal) */
 	SCAN_COUNT = 1 << 1, /* fill themes and icons in the stats */
 };
 
+/* `changes` may be NULL; when given, its set is filled. */
 int scan_refresh(sqlite3 *db, char *const *basedirs, unsigned flags,
-		 struct scan_stats *ret_stats);
+		 struct scan_stats *ret_stats, struct scan_changes *changes);
 
 /* File-name extension → the specification's order (0 png, 1 svg, 2 xpm),
  * or -1 for anything else. */

@@ -1,0 +1,324 @@
+/* The live-update thread; see watch.h. */
+#include <errno.h>
+#include <glib.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/inotify.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "blob.h"
+#include "db.h"
+#include "log.h"
+#include "scan.h"
+#include "watch.h"
+
+/* Quiet time that ends a burst, and the longest a burst is held back. */
+#define WATCH_QUIET_MS 150
+#define WATCH_MAX_DELAY_MS 1000
+/* Stamp check period without inotify, and as a safety net with it. */
+#define WATCH_POLL_MS 1000
+#define WATCH_SAFETY_MS 30000
+
+#define WATCH_EVENTS                                                           \
+	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |                 \
+	 IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF |          \
+	 IN_ONLYDIR)
+
+struct watch {
+	struct fuse_session *se;
+	struct tree *tree;
+	char *db_path;
+	char **basedirs;
+	sqlite3 *db;
+	int ifd; /* inotify, -1 when unavailable */
+	bool polling; /* watches ran out: stamp checks every second */
+	int stop_pipe[2];
+	pthread_t thread;
+	GHashTable *touched; /* icon names seen in events since the refresh */
+	bool overflow;
+};
+
+static atomic_uint generation;
+
+unsigned watch_generation(void)
+{
+	return atomic_load(&generation);
+}
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
+}
+
+/* A base directory that does not exist yet is watched through its nearest
+ * existing ancestor, so that its creation is noticed. */
+static void watch_missing_base(struct watch *w, const char *base)
+{
+	g_autofree char *p = g_strdup(base);
+	char *slash;
+
+	while ((slash = strrchr(p, '/')) && slash != p) {
+		*slash = '\0';
+		if (inotify_add_watch(w->ifd, p,
+				      IN_CREATE | IN_MOVED_TO | IN_ONLYDIR) >= 0)
+			return;
+	}
+}
+
+/* Watch every base directory and every indexed directory that exists
+ * (adding a watch twice is harmless: the kernel returns the same one). */
+static void watch_arm(struct watch *w)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+
+	if (w->ifd < 0)
+		return;
+	for (char **b = w->basedirs; *b; b++)
+		if (inotify_add_watch(w->ifd, *b, WATCH_EVENTS) < 0 &&
+		    errno == ENOENT)
+			watch_missing_base(w, *b);
+	if (db_prepare(w->db, "SELECT path FROM dir WHERE ino >= 0 OR kind = 1",
+		       &q) < 0)
+		return;
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		if (inotify_add_watch(w->ifd, db_column_str(q, 0),
+				      WATCH_EVENTS) < 0 &&
+		    errno == ENOSPC && !w->polling) {
+			log_warning("out of inotify watches, checking stamps "
+				    "every second instead");
+			w->polling = true;
+		}
+	}
+}
+
+/* Read pending events; remember the icon names they touch. */
+static void watch_read(struct watch *w)
+{
+	char buf[64 * 1024] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t n;
+
+	while ((n = read(w->ifd, buf, sizeof(buf))) > 0) {
+		for (char *p = buf; p < buf + n;) {
+			struct inotify_event *ev = (struct inotify_event *)p;
+
+			if (ev->mask & IN_Q_OVERFLOW)
+				w->overflow = true;
+			if (ev->len > 0) {
+				char *dot = strrchr(ev->name, '.');
+				if (dot && dot != ev->name &&
+				    scan_ext_index(dot + 1) >= 0)
+					g_hash_table_add(
+						w->touched,
+						g_strndup(ev->name,
+							  dot - ev->name));
+			}
+			p += sizeof(*ev) + ev->len;
+		}
+	}
+}
+
+static void add_all_names(struct watch *w, GHashTable *names)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+
+	if (db_prepare(w->db,
+		       "SELECT DISTINCT name FROM icon UNION "
+		       "SELECT name FROM theme WHERE valid",
+		       &q) < 0)
+		return;
+	while (sqlite3_step(q) == SQLITE_ROW)
+		g_hash_table_add(names, g_strdup(db_column_str(q, 0)));
+}
+
+/* Renders whose source changed or vanished go; others stay. */
+static void watch_drop_renders(struct watch *w)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	g_autoptr(GPtrArray) stale = g_ptr_array_new_with_free_func(g_free);
+
+	if (db_prepare(w->db,
+		       "SELECT DISTINCT source, src_ino, src_size, "
+		       "src_mtime_ns FROM blob",
+		       &q) < 0)
+		return;
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		struct stat st;
+		const char *src = db_column_str(q, 0);
+
+		if (stat(src, &st) < 0 ||
+		    (long long)st.st_ino != sqlite3_column_int64(q, 1) ||
+		    (long long)st.st_size != sqlite3_column_int64(q, 2) ||
+		    (long long)st.st_mtim.tv_sec * 1000000000LL +
+				    st.st_mtim.tv_nsec !=
+			    sqlite3_column_int64(q, 3))
+			g_ptr_array_add(stale, g_strdup(src));
+	}
+	sqlite3_finalize(TAKE_PTR(q));
+	for (guint i = 0; i < stale->len; i++)
+		(void)blob_drop_source(w->db, stale->pdata[i]);
+}
+
+static void watch_refresh(struct watch *w)
+{
+	g_autoptr(GHashTable) names = g_hash_table_new_full(
+		g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr(GArray) invals = g_array_new(FALSE, FALSE,
+					       sizeof(struct tree_inval));
+	struct scan_changes changes = { .names = names };
+	struct scan_stats stats;
+	struct timespec now;
+	bool all;
+
+	if (scan_refresh(w->db, w->basedirs, 0, &stats, &changes) < 0)
+		return;
+	/* In-place rewrites change no directory: the events name them. */
+	{
+		GHashTableIter it;
+		char *n;
+
+		g_hash_table_iter_init(&it, w->touched);
+		while (g_hash_table_iter_next(&it, (void **)&n, NULL))
+			g_hash_table_add(names, g_strdup(n));
+		g_hash_table_remove_all(w->touched);
+	}
+	all = changes.themes || w->overflow;
+	w->overflow = false;
+	if (!stats.changed && g_hash_table_size(names) == 0)
+		return;
+	if (all)
+		add_all_names(w, names);
+
+	clock_gettime(CLOCK_REALTIME, &now);
+	tree_set_refresh_time(w->tree, now);
+	atomic_fetch_add(&generation, 1);
+	tree_collect_invalidations(w->tree, names, all, invals);
+	for (unsigned i = 0; i < invals->len; i++) {
+		struct tree_inval *v = &g_array_index(invals, struct tree_inval, i);
+
+		if (v->ino)
+			(void)fuse_lowlevel_notify_inval_inode(w->se, v->ino, 0,
+							       0);
+		else
+			(void)fuse_lowlevel_notify_inval_entry(
+				w->se, v->parent, v->name, strlen(v->name));
+	}
+	log_debug("refresh: %u directories read, %u names changed%s, "
+		  "%u invalidations",
+		  stats.dirs_read, g_hash_table_size(names),
+		  all ? " (themes)" : "", invals->len);
+	tree_inval_clear(invals);
+	/* A listing built from the old index while we were busy must go too. */
+	tree_flush(w->tree);
+	watch_drop_renders(w);
+	watch_arm(w);
+}
+
+static void *watch_main(void *arg)
+{
+	struct watch *w = arg;
+	long long first = -1, last = 0, next_check = now_ms() + WATCH_SAFETY_MS;
+
+	/* Arm first, then catch what changed since the mount's own refresh. */
+	watch_arm(w);
+	watch_refresh(w);
+	for (;;) {
+		struct pollfd pfd[2] = {
+			{ .fd = w->stop_pipe[0], .events = POLLIN },
+			{ .fd = w->ifd, .events = POLLIN },
+		};
+		long long now = now_ms(), timeout;
+		int r;
+
+		if (first >= 0)
+			timeout = MIN(last + WATCH_QUIET_MS,
+				      first + WATCH_MAX_DELAY_MS) - now;
+		else
+			timeout = (w->polling || w->ifd < 0 ?
+					   now + WATCH_POLL_MS :
+					   next_check) -
+				  now;
+		r = poll(pfd, w->ifd >= 0 ? 2 : 1, (int)MAX(timeout, 0));
+		if (r < 0 && errno != EINTR)
+			break;
+		if (pfd[0].revents)
+			break;
+		now = now_ms();
+		if (r > 0 && pfd[1].revents) {
+			watch_read(w);
+			if (first < 0)
+				first = now;
+			last = now;
+			continue;
+		}
+		/* quiet long enough, held back long enough, or a periodic
+		 * stamp check */
+		if (first >= 0 || w->polling || w->ifd < 0 ||
+		    now >= next_check) {
+			watch_refresh(w);
+			first = -1;
+			next_check = now_ms() + WATCH_SAFETY_MS;
+		}
+	}
+	return NULL;
+}
+
+int watch_start(struct fuse_session *se, struct tree *tree,
+		const char *db_path, char *const *basedirs,
+		struct watch **ret)
+{
+	struct watch *w = g_new0(struct watch, 1);
+	int r;
+
+	w->se = se;
+	w->tree = tree;
+	w->db_path = g_strdup(db_path);
+	w->basedirs = g_strdupv((char **)basedirs);
+	w->touched = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					   NULL);
+	w->stop_pipe[0] = w->stop_pipe[1] = -1;
+	r = db_open(db_path, 0, &w->db);
+	if (r < 0)
+		goto fail;
+	w->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (w->ifd < 0)
+		log_warning_errno(-errno, "no inotify (%m), checking stamps "
+					  "every second");
+	if (pipe2(w->stop_pipe, O_CLOEXEC) < 0) {
+		r = -errno;
+		goto fail;
+	}
+	r = -pthread_create(&w->thread, NULL, watch_main, w);
+	if (r < 0)
+		goto fail;
+	*ret = w;
+	return 0;
+fail:
+	watch_stop(w);
+	return log_error_errno(r, "cannot start watching: %m");
+}
+
+void watch_stop(struct watch *w)
+{
+	if (!w)
+		return;
+	if (w->thread) {
+		(void)!write(w->stop_pipe[1], "x", 1);
+		(void)pthread_join(w->thread, NULL);
+	}
+	if (w->ifd >= 0)
+		(void)close(w->ifd);
+	if (w->stop_pipe[0] >= 0) {
+		(void)close(w->stop_pipe[0]);
+		(void)close(w->stop_pipe[1]);
+	}
+	(void)sqlite3_close_v2(w->db);
+	g_hash_table_destroy(w->touched);
+	g_strfreev(w->basedirs);
+	g_free(w->db_path);
+	g_free(w);
+}

@@ -1,0 +1,22 @@
+/* Live updates: a thread that watches the base directories and every
+ * indexed directory with inotify (falling back to a stamp check every
+ * second when watches run out), coalesces bursts, refreshes the index,
+ * pushes invalidations for exactly the changed names into the kernel, and
+ * drops renders whose source changed or vanished. Nothing here runs inside
+ * a FUSE request handler. */
+#pragma once
+
+#include <fuse_lowlevel.h>
+
+#include "tree.h"
+
+struct watch;
+
+int watch_start(struct fuse_session *se, struct tree *tree,
+		const char *db_path, char *const *basedirs,
+		struct watch **ret);
+void watch_stop(struct watch *w);
+
+/* Bumped after every refresh that changed the index; request threads
+ * compare it to flush their lookup caches. */
+unsigned watch_generation(void);

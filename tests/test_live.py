@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""Live updates while mounted, with the kernel's caches in play (each path
+is looked at before the change, so a positive or negative entry, attributes
+and pages are cached): an icon added, changed in place, removed, replaced by
+a symlink; a new size directory; index.theme edited (Directories, Inherits);
+a theme installed and removed; a base directory appearing later; a burst of
+10,000 icons. Each must show through the mount; the latencies are printed
+(the design's bound is 2 s; timing is reported, not asserted)."""
+import os
+import shutil
+import statistics
+import subprocess
+import tempfile
+import threading
+import time
+
+from common import ICONFS, check, check_eq, finish, mounted, png_size
+
+LIMIT = 10.0  # generous wait before a check fails; latencies are reported
+latencies = []
+
+
+def svg(color):
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16">'
+            f'<rect width="16" height="16" fill="{color}"/></svg>').encode()
+
+
+def write(path, data):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = path + ".tmp~"
+    with open(tmp, "wb") as f:
+        f.write(data)
+    os.rename(tmp, path)
+
+
+def read(path):
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def wait(what, cond):
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < LIMIT:
+        if cond():
+            dt = time.monotonic() - t0
+            latencies.append(dt)
+            print(f"{what}: visible after {dt * 1000:.0f} ms")
+            return True
+        time.sleep(0.02)
+    check(False, f"{what}: not visible after {LIMIT} s")
+    return False
+
+
+INDEX = "[Icon Theme]\nName=Live\nInherits={inherits}\nDirectories={dirs}\n\n" \
+        "[16]\nSize=16\nType=Fixed\n\n[scalable]\nSize=16\nType=Scalable\nMinSize=1\nMaxSize=512\n" \
+        "\n[32]\nSize=32\nType=Fixed\n"
+
+tmp = tempfile.mkdtemp(prefix="iconfs-live-")
+try:
+    base = os.path.join(tmp, "icons")
+    late = os.path.join(tmp, "late-icons")
+    live = os.path.join(base, "live")
+    write(os.path.join(live, "index.theme"), INDEX.format(inherits="", dirs="16,scalable").encode())
+    write(os.path.join(live, "scalable", "keep.svg"), svg("red"))
+    write(os.path.join(live, "scalable", "change.svg"), svg("red"))
+    write(os.path.join(live, "scalable", "gone.svg"), svg("red"))
+    write(os.path.join(live, "scalable", "link.svg"), svg("red"))
+    write(os.path.join(live, "scalable", "other.svg"), svg("blue"))
+    write(os.path.join(base, "parent", "index.theme"),
+          b"[Icon Theme]\nName=Parent\nDirectories=p\n\n[p]\nSize=16\n")
+    write(os.path.join(base, "parent", "p", "from-parent.svg"), svg("green"))
+    db = os.path.join(tmp, "index.sqlite")
+
+    with mounted(db, f"{base}:{late}", theme="live") as mnt:
+        f16 = lambda n: os.path.join(mnt, "16", n + ".png")
+        t16 = lambda n: os.path.join(mnt, "icons/live/16x16", n + ".png")
+
+        # an icon added: the negative entry must go
+        check(not os.path.exists(f16("new")), "new.png absent at first")
+        check(not os.path.exists(t16("new")), "icons/live/16x16/new.png absent at first")
+        listing = os.listdir(os.path.join(mnt, "icons/live/16x16"))
+        write(os.path.join(live, "scalable", "new.svg"), svg("red"))
+        wait("added icon", lambda: os.path.exists(f16("new")) and os.path.exists(t16("new")))
+        wait("listing follows an add",
+             lambda: "new.png" in os.listdir(os.path.join(mnt, "icons/live/16x16")))
+
+        # an icon changed in place: new bytes (page cache and attributes)
+        before = read(f16("change"))
+        check_eq(png_size(before), (16, 16), "change.png before")
+        with open(os.path.join(live, "scalable", "change.svg"), "wb") as f:
+            f.write(svg("lime"))
+        wait("changed icon", lambda: read(f16("change")) not in (None, before))
+
+        # an icon removed
+        check(os.path.exists(f16("gone")), "gone.png present at first")
+        os.unlink(os.path.join(live, "scalable", "gone.svg"))
+        wait("removed icon", lambda: not os.path.exists(f16("gone")))
+        wait("listing follows a removal",
+             lambda: "gone.png" not in os.listdir(os.path.join(mnt, "icons/live/16x16")))
+
+        # replaced by a symlink to another icon: the bytes follow the target
+        red = read(f16("link"))
+        blue = read(f16("other"))
+        os.unlink(os.path.join(live, "scalable", "link.svg"))
+        os.symlink("other.svg", os.path.join(live, "scalable", "link.svg"))
+        wait("icon replaced by a symlink", lambda: read(f16("link")) == blue and red != blue)
+        check_eq(os.getxattr(f16("link"), "user.iconfs.source").decode(),
+                 os.path.join(live, "scalable", "link.svg"), "symlink source is the listed path")
+
+        # a new size directory, listed by an edited index.theme
+        check_eq(os.getxattr(os.path.join(mnt, "32", "keep.png"), "user.iconfs.source").decode(),
+                 os.path.join(live, "scalable", "keep.svg"), "keep at 32 from scalable")
+        write(os.path.join(live, "32", "keep.svg"), svg("navy"))
+        write(os.path.join(live, "index.theme"),
+              INDEX.format(inherits="", dirs="32,16,scalable").encode())
+        wait("new size directory", lambda: os.getxattr(
+            os.path.join(mnt, "32", "keep.png"), "user.iconfs.source").decode()
+            == os.path.join(live, "32", "keep.svg"))
+        wait("synthetic index.theme follows",
+             lambda: "[32x32]" in open(os.path.join(mnt, "icons/live/index.theme")).read())
+
+        # Inherits edited
+        check(not os.path.exists(f16("from-parent")), "from-parent absent before Inherits")
+        write(os.path.join(live, "index.theme"),
+              INDEX.format(inherits="parent", dirs="32,16,scalable").encode())
+        wait("Inherits edited", lambda: os.path.exists(f16("from-parent")))
+
+        # a theme installed, then removed
+        check(not os.path.exists(os.path.join(mnt, "icons", "fresh")), "no fresh theme yet")
+        os.listdir(os.path.join(mnt, "icons"))
+        fresh = os.path.join(tmp, "fresh-staging")
+        write(os.path.join(fresh, "index.theme"),
+              b"[Icon Theme]\nName=Fresh\nDirectories=d\n\n[d]\nSize=24\n")
+        write(os.path.join(fresh, "d", "fresh-icon.svg"), svg("red"))
+        os.rename(fresh, os.path.join(base, "fresh"))
+        wait("theme installed", lambda: "fresh" in os.listdir(os.path.join(mnt, "icons")) and
+             os.path.exists(os.path.join(mnt, "icons/fresh/24x24/fresh-icon.png")))
+        shutil.rmtree(os.path.join(base, "fresh"))
+        wait("theme removed", lambda: "fresh" not in os.listdir(os.path.join(mnt, "icons")) and
+             not os.path.exists(os.path.join(mnt, "icons/fresh")))
+
+        # a base directory that appears later (with an unthemed icon)
+        check(not os.path.exists(f16("late-one")), "late-one absent")
+        write(os.path.join(late, "late-one.svg"), svg("red"))
+        wait("base directory appearing later", lambda: os.path.exists(f16("late-one")))
+
+        # a burst of 10,000 icons while a reader keeps reading
+        stalls = []
+        stop = threading.Event()
+
+        def reader():
+            p = f16("keep")
+            while not stop.is_set():
+                t0 = time.monotonic()
+                os.stat(p)
+                read(p)
+                stalls.append(time.monotonic() - t0)
+                time.sleep(0.005)
+        th = threading.Thread(target=reader)
+        th.start()
+        burst = os.path.join(live, "scalable")
+        t0 = time.monotonic()
+        for i in range(10000):
+            with open(os.path.join(burst, f"burst-{i:05d}.svg"), "wb") as f:
+                f.write(svg("red"))
+        written = time.monotonic() - t0
+        wait("burst of 10,000", lambda: sum(1 for n in os.listdir(os.path.join(mnt, "icons/live/16x16"))
+                                            if n.startswith("burst-")) == 10000)
+        stop.set()
+        th.join()
+        print(f"burst: written in {written:.2f} s; reader max {max(stalls) * 1000:.0f} ms, "
+              f"median {statistics.median(stalls) * 1000:.1f} ms over {len(stalls)} reads")
+        # the mounted tree equals a fresh index of the same directories
+        got = sorted(os.listdir(os.path.join(mnt, "icons/live/16x16")))
+        fresh_db = os.path.join(tmp, "fresh.sqlite")
+        names = sorted(n[:-4] for n in got)
+        out = subprocess.run([ICONFS, "lookup", "--batch", "--db", fresh_db, "--icon-dirs",
+                              f"{base}:{late}", "--theme", "live"],
+                             input="".join(f"{n} 16\n" for n in names),
+                             capture_output=True, text=True).stdout.splitlines()
+        check_eq(sum(1 for o in out if o), len(names), "every listed name resolves in a fresh index")
+        check_eq(len([n for n in names if n.startswith("burst-")]), 10000, "all burst icons listed")
+        check(os.path.ismount(mnt), "still mounted")
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+
+if latencies:
+    print(f"latency: median {statistics.median(latencies) * 1000:.0f} ms, "
+          f"max {max(latencies) * 1000:.0f} ms over {len(latencies)} changes")
+finish()
