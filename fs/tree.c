@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "iconcache.h"
 #include "log.h"
 #include "scan.h"
 #include "tree.h"
@@ -21,6 +22,7 @@ enum node_kind {
 	NODE_ICON, /* a .png in a size dir */
 	NODE_SVG, /* a .svg in scalable/ */
 	NODE_INDEX_THEME, /* icons/<Theme>/index.theme */
+	NODE_ICON_CACHE, /* icons/<Theme>/icon-theme.cache */
 };
 
 struct node {
@@ -255,6 +257,9 @@ static int theme_exists(struct tree_ctx *x, const char *theme)
 	return lookup_theme_info(x->l, theme, &a, &b, &c);
 }
 
+static int theme_names(struct tree *t, struct tree_ctx *x, const char *theme,
+		       bool svg, GPtrArray **ret);
+
 static int int_cmp(const void *a, const void *b)
 {
 	return *(const int *)a - *(const int *)b;
@@ -326,6 +331,39 @@ static int index_theme_text(struct tree_ctx *x, const char *theme,
 	return 0;
 }
 
+/* The synthetic icon-theme.cache of `theme`, in step with its index.theme
+ * and listings (the same sizes and the same cached name lists). */
+static int icon_cache_bytes(struct tree *t, struct tree_ctx *x,
+			    const char *theme, GByteArray *out)
+{
+	g_autoptr(GArray) sizes = NULL;
+	g_autoptr(GPtrArray) dirs = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) names = NULL, svg = NULL;
+	g_autoptr(GPtrArray) png = g_ptr_array_new();
+	int r;
+
+	r = theme_sizes(x, theme, &sizes);
+	if (r >= 0)
+		r = theme_names(t, x, theme, false, &names);
+	if (r >= 0)
+		r = theme_names(t, x, theme, true, &svg);
+	if (r < 0)
+		return r;
+	for (unsigned scale = 1; scale <= 2; scale++)
+		for (unsigned i = 0; i < sizes->len; i++) {
+			int s = g_array_index(sizes, int, i);
+			g_ptr_array_add(dirs, scale == 1 ?
+					      g_strdup_printf("%dx%d", s, s) :
+					      g_strdup_printf("%dx%d@2", s, s));
+		}
+	g_ptr_array_add(dirs, g_strdup("scalable"));
+	for (unsigned i = 0; i < names->len; i++)
+		if (!view_is_symbolic(names->pdata[i]))
+			g_ptr_array_add(png, names->pdata[i]);
+	iconcache_build(dirs, png, svg, out);
+	return 0;
+}
+
 /* Resolve an icon file: NODE_ICON at size·scale pixels, NODE_SVG as the SVG
  * its nominal-size lookup picks. */
 static int resolve_icon(struct tree *t, struct tree_ctx *x, enum node_kind kind,
@@ -384,6 +422,8 @@ static int child_of(struct tree *t, struct tree_ctx *x,
 		*ret_theme = g_strdup(p->theme);
 		if (streq(name, "index.theme"))
 			*ret_kind = NODE_INDEX_THEME;
+		else if (streq(name, "icon-theme.cache"))
+			*ret_kind = NODE_ICON_CACHE;
 		else if (streq(name, "scalable"))
 			*ret_kind = NODE_SCALABLE;
 		else if (view_parse_theme_dir(name, &size, &scale) == 0)
@@ -433,11 +473,17 @@ int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
 	if (r >= 0 && (kind == NODE_ICON || kind == NODE_SVG))
 		r = resolve_icon(t, x, kind, theme, icon, size, scale,
 				 &content);
-	if (r >= 0 && kind == NODE_INDEX_THEME) {
+	if (r >= 0 && (kind == NODE_INDEX_THEME || kind == NODE_ICON_CACHE)) {
 		g_autoptr(GString) text = g_string_new(NULL);
+		g_autoptr(GByteArray) cache = g_byte_array_new();
 
-		r = index_theme_text(x, theme, text);
-		content.size = text->len;
+		if (kind == NODE_INDEX_THEME) {
+			r = index_theme_text(x, theme, text);
+			content.size = text->len;
+		} else {
+			r = icon_cache_bytes(t, x, theme, cache);
+			content.size = cache->len;
+		}
 		pthread_mutex_lock(&t->lock);
 		content.mtime = t->refreshed;
 		pthread_mutex_unlock(&t->lock);
@@ -586,6 +632,7 @@ int tree_list(struct tree *t, struct tree_ctx *x, uint64_t ino,
 		break;
 	case NODE_THEME:
 		listing_add(ls, g_strdup("index.theme"), DT_REG);
+		listing_add(ls, g_strdup("icon-theme.cache"), DT_REG);
 		listing_add(ls, g_strdup("scalable"), DT_DIR);
 		r = theme_sizes(x, v.theme, &sizes);
 		for (unsigned i = 0; r >= 0 && i < sizes->len; i++) {
@@ -643,6 +690,12 @@ int tree_open(struct tree *t, struct tree_ctx *x, uint64_t ino,
 		r = index_theme_text(x, v.theme, text);
 		f->len = text->len;
 		f->data = g_string_free(text, FALSE);
+	} else if (v.kind == NODE_ICON_CACHE) {
+		GByteArray *cache = g_byte_array_new();
+
+		r = icon_cache_bytes(t, x, v.theme, cache);
+		f->len = cache->len;
+		f->data = g_byte_array_free(cache, FALSE);
 	} else if (kind_is_dir(v.kind)) {
 		r = -EISDIR;
 	} else if (ic.native) {
@@ -770,14 +823,19 @@ void tree_collect_invalidations(struct tree *t, GHashTable *names, bool all,
 	g_hash_table_remove_all(t->names_cache);
 	g_hash_table_iter_init(&it, t->by_key);
 	while (g_hash_table_iter_next(&it, NULL, (void **)&n)) {
-		bool dir = kind_is_dir(n->kind);
+		/* Directories and the synthetic index.theme and cache follow
+		 * every change. */
+		bool dir = kind_is_dir(n->kind) ||
+			   n->kind == NODE_INDEX_THEME ||
+			   n->kind == NODE_ICON_CACHE;
 
 		/* Changed files, and (when anything may have changed) every
 		 * directory's attributes and cached listing. */
 		if (all || dir || (n->name && g_hash_table_contains(names,
 								    n->name)))
 			inval_add(out, n->ino, 0, NULL);
-		if (all || (!dir && g_hash_table_contains(names, n->name)))
+		if (all || (n->kind >= NODE_INDEX_THEME) ||
+		    (!dir && g_hash_table_contains(names, n->name)))
 			inval_add(out, 0, n->parent, n->entry);
 
 		/* Negative entries the kernel may hold for new names (and,

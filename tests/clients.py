@@ -30,6 +30,22 @@ if kind == "gtk3":
         else:
             pb = info.load_icon()
             print(f"{n}\t{info.get_filename()}\t{pb.get_width()}x{pb.get_height()}")
+elif kind == "gtk3-watch":
+    # one long-lived GtkIconTheme: does it notice a new icon by itself?
+    import time
+    import gi
+    gi.require_version("Gtk", "3.0")
+    from gi.repository import Gtk
+    it = Gtk.IconTheme.new()
+    it.set_custom_theme(theme)
+    print("ready", flush=True)
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < 30:
+        info = it.lookup_icon(names[0], size, 0)
+        if info:
+            print(f"{names[0]}\t{info.get_filename()}\t{time.monotonic() - t0:.1f}", flush=True)
+            break
+        time.sleep(0.25)
 elif kind == "gtk4":
     import gi
     gi.require_version("Gtk", "4.0")

@@ -6,6 +6,7 @@ size; -symbolic icons still load and recolour in GTK."""
 import os
 import shutil
 import subprocess
+import time
 
 from common import (REAL_BASES, check, check_eq, counters, finish, mounted,
                     need_theme, shared_db, skip)
@@ -65,4 +66,50 @@ with mounted(db, REAL_BASES, theme="Papirus") as mnt:
         check(all(r[1] == "found" and r[2] == "32x32" for r in rows), f"qt5 {theme} prepended")
         check(counters(mnt)["opens"] + counters(mnt)["lookups"] > before,
               f"qt5 {theme} prepended reads the mount")
+    # GTK reads the synthesized icon-theme.cache and no size directory
+    if shutil.which("strace"):
+        env = dict(os.environ, XDG_DATA_DIRS=data_dirs)
+        trace = os.path.join(os.path.dirname(db), "gtk-strace.txt")
+        p = subprocess.run(["xvfb-run", "-a", "strace", "-f", "-e", "trace=openat,open",
+                            "-o", trace, PY, CLIENTS, "gtk3", "Papirus", "48", "firefox", "folder"],
+                           capture_output=True, text=True, env=env, timeout=240)
+        check_eq(p.returncode, 0, "gtk3 under strace")
+        text = open(trace).read()
+        os.unlink(trace)
+        opened = [l for l in text.splitlines() if f"{mnt}/icons/Papirus/" in l]
+        caches = [l for l in opened if "icon-theme.cache" in l and "= -1" not in l]
+        dirs = [l for l in opened if "O_DIRECTORY" in l]
+        check(len(caches) >= 1, "GTK opened the synthesized icon-theme.cache")
+        check_eq(len(dirs), 0, "GTK read no directory of the theme")
+        print(f"gtk3 with the cache: {len(opened)} opens under the theme, {len(dirs)} directories")
+    else:
+        check(False, "strace is needed (run scripts/setup)")
+
+# The cache stays valid after a live change: a running GTK process finds a
+# new icon after its 5-second recheck.
+import tempfile
+with tempfile.TemporaryDirectory() as tmp:
+    base = os.path.join(tmp, "icons")
+    os.makedirs(os.path.join(base, "watchme", "scalable"))
+    with open(os.path.join(base, "watchme", "index.theme"), "w") as f:
+        f.write("[Icon Theme]\nName=W\nDirectories=scalable\n\n[scalable]\nSize=16\n"
+                "Type=Scalable\nMinSize=1\nMaxSize=256\n")
+    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16">'
+           '<rect width="16" height="16" fill="red"/></svg>')
+    with open(os.path.join(base, "watchme", "scalable", "old.svg"), "w") as f:
+        f.write(svg)
+    with mounted(os.path.join(tmp, "db.sqlite"), base, theme="watchme") as mnt:
+        env = dict(os.environ, XDG_DATA_DIRS=f"{mnt}:/usr/share")
+        proc = subprocess.Popen(["xvfb-run", "-a", PY, CLIENTS, "gtk3-watch", "watchme", "32",
+                                 "brand-new"], stdout=subprocess.PIPE, text=True, env=env)
+        check_eq(proc.stdout.readline().strip(), "ready", "gtk3 watcher started")
+        time.sleep(1.0)
+        with open(os.path.join(base, "watchme", "scalable", "brand-new.svg"), "w") as f:
+            f.write(svg)
+        out, _ = proc.communicate(timeout=60)
+        fields = out.strip().split("\t")
+        check(len(fields) == 3 and fields[1] == f"{mnt}/icons/watchme/32x32/brand-new.png",
+              f"running GTK found the new icon through the mount: {out.strip()!r}")
+        if len(fields) == 3:
+            print(f"running GTK saw the new icon after {fields[2]} s")
 finish()

@@ -1,0 +1,143 @@
+/* Writing icon-theme.cache; see iconcache.h. Layout:
+ *   header     u16 major (1), u16 minor (0), u32 hash offset, u32 dir list
+ *   hash       u32 n_buckets, u32 first icon per bucket (~0 when empty)
+ *   icons      u32 next in chain, u32 name offset, u32 image list offset
+ *   images     u32 n, then per image u16 dir index, u16 flags, u32 0
+ *   dir list   u32 n, u32 name offset each
+ *   strings */
+#include <stdbool.h>
+#include <string.h>
+
+#include "iconcache.h"
+
+#define SUFFIX_SVG 2
+#define SUFFIX_PNG 4
+#define NONE 0xffffffffu
+
+/* The hash GTK uses: h = h * 31 + c over signed chars. */
+static guint32 cache_hash(const char *s)
+{
+	const signed char *p = (const signed char *)s;
+	guint32 h = (guint32)*p;
+
+	if (h)
+		for (p++; *p; p++)
+			h = (h << 5) - h + (guint32)*p;
+	return h;
+}
+
+static void put32(GByteArray *b, guint32 off, guint32 v)
+{
+	b->data[off] = v >> 24;
+	b->data[off + 1] = v >> 16;
+	b->data[off + 2] = v >> 8;
+	b->data[off + 3] = v;
+}
+
+static guint32 append32(GByteArray *b, guint32 v)
+{
+	guint32 off = b->len;
+
+	g_byte_array_set_size(b, b->len + 4);
+	put32(b, off, v);
+	return off;
+}
+
+static void append16(GByteArray *b, guint16 v)
+{
+	guint8 x[2] = { v >> 8, v & 0xff };
+	g_byte_array_append(b, x, 2);
+}
+
+static guint32 append_str(GByteArray *b, const char *s)
+{
+	guint32 off = b->len;
+
+	g_byte_array_append(b, (const guint8 *)s, strlen(s) + 1);
+	return off;
+}
+
+/* An image list naming dirs [first, last) with `flags`. */
+static guint32 append_images(GByteArray *b, guint first, guint last,
+			     guint16 flags, guint scalable, bool with_svg)
+{
+	guint32 off = append32(b, last - first + (with_svg ? 1 : 0));
+
+	for (guint i = first; i < last; i++) {
+		append16(b, (guint16)i);
+		append16(b, flags);
+		append32(b, 0);
+	}
+	if (with_svg) {
+		append16(b, (guint16)scalable);
+		append16(b, SUFFIX_SVG);
+		append32(b, 0);
+	}
+	return off;
+}
+
+void iconcache_build(GPtrArray *dirs, GPtrArray *names, GPtrArray *svg_names,
+		     GByteArray *b)
+{
+	g_autoptr(GHashTable) in_svg = g_hash_table_new(g_str_hash, g_str_equal);
+	g_autoptr(GHashTable) in_png = g_hash_table_new(g_str_hash, g_str_equal);
+	g_autoptr(GPtrArray) all = g_ptr_array_new();
+	guint scalable = dirs->len - 1;
+	guint32 hash_off, dirs_off, n_buckets, icons_off, list_png, list_both,
+		list_svg;
+	g_autofree guint32 *heads = NULL;
+
+	for (guint i = 0; i < svg_names->len; i++)
+		g_hash_table_add(in_svg, svg_names->pdata[i]);
+	for (guint i = 0; i < names->len; i++) {
+		g_hash_table_add(in_png, names->pdata[i]);
+		g_ptr_array_add(all, names->pdata[i]);
+	}
+	for (guint i = 0; i < svg_names->len; i++)
+		if (!g_hash_table_contains(in_png, svg_names->pdata[i]))
+			g_ptr_array_add(all, svg_names->pdata[i]);
+
+	g_byte_array_set_size(b, 0);
+	append16(b, 1); /* major version */
+	append16(b, 0); /* minor version */
+	append32(b, 0); /* hash offset, written last */
+	append32(b, 0); /* directory list offset, written last */
+
+	n_buckets = all->len / 2 + 1;
+	hash_off = append32(b, n_buckets);
+	for (guint i = 0; i < n_buckets; i++)
+		append32(b, NONE);
+
+	list_png = append_images(b, 0, scalable, SUFFIX_PNG, scalable, false);
+	list_both = append_images(b, 0, scalable, SUFFIX_PNG, scalable, true);
+	list_svg = append_images(b, 0, 0, 0, scalable, true);
+
+	/* Icons, chained per bucket in order. */
+	heads = g_new(guint32, n_buckets);
+	memset(heads, 0xff, sizeof(guint32) * n_buckets);
+	icons_off = b->len;
+	g_byte_array_set_size(b, b->len + 12 * all->len);
+	for (guint i = 0; i < all->len; i++) {
+		const char *name = all->pdata[i];
+		guint32 bucket = cache_hash(name) % n_buckets;
+		guint32 icon = icons_off + 12 * i;
+		bool png = g_hash_table_contains(in_png, name);
+		bool svg = g_hash_table_contains(in_svg, name);
+
+		put32(b, icon, heads[bucket]);
+		heads[bucket] = icon;
+		put32(b, icon + 4, append_str(b, name));
+		put32(b, icon + 8, png && svg ? list_both : png ? list_png :
+								list_svg);
+	}
+	for (guint i = 0; i < n_buckets; i++)
+		put32(b, hash_off + 4 + 4 * i, heads[i]);
+
+	dirs_off = append32(b, dirs->len);
+	g_byte_array_set_size(b, b->len + 4 * dirs->len);
+	for (guint i = 0; i < dirs->len; i++)
+		put32(b, dirs_off + 4 + 4 * i, append_str(b, dirs->pdata[i]));
+
+	put32(b, 4, hash_off);
+	put32(b, 8, dirs_off);
+}
