@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""Session integration: `meson install` puts the binary, the systemd user
+unit and the environment.d drop-in in place; `systemd-analyze verify`
+accepts the unit; the drop-in expands to the mountpoint prepended to the
+original list (or the specification's default when it is unset)."""
+import os
+import shutil
+import subprocess
+import tempfile
+
+from common import check, check_eq, finish, skip
+
+build = os.environ.get("MESON_BUILD_ROOT") or os.path.join(os.path.dirname(os.environ["ICONFS"]), "..")
+if not shutil.which("systemd-analyze"):
+    skip("systemd-analyze is not installed")
+
+with tempfile.TemporaryDirectory() as dest:
+    p = subprocess.run(["meson", "install", "-C", build, "--destdir", dest, "--no-rebuild",
+                        "--quiet"], capture_output=True, text=True)
+    check_eq(p.returncode, 0, f"meson install ({p.stderr[-500:]})")
+    prefix = subprocess.run(["meson", "introspect", build, "--buildoptions"],
+                            capture_output=True, text=True).stdout
+    import json
+    prefix = next(o["value"] for o in json.loads(prefix) if o["name"] == "prefix")
+    root = dest + prefix
+    binary = os.path.join(root, "bin", "iconfs")
+    unit = os.path.join(root, "lib", "systemd", "user", "iconfs.service")
+    dropin = os.path.join(root, "lib", "environment.d", "60-iconfs.conf")
+    for f in (binary, unit, dropin):
+        check(os.path.exists(f), f"installed {f[len(dest):]}")
+
+    text = open(unit).read()
+    check(f"ExecStart={prefix}/bin/iconfs mount -f %t/iconfs" in text, "unit starts the installed binary")
+    # verify against the installed binary: point ExecStart into the destdir
+    verify_dir = os.path.join(dest, "verify")
+    os.makedirs(verify_dir)
+    vunit = os.path.join(verify_dir, "iconfs.service")
+    with open(vunit, "w") as f:
+        f.write(text.replace(f"{prefix}/bin/iconfs", binary))
+    p = subprocess.run(["systemd-analyze", "--user", "verify", vunit],
+                       capture_output=True, text=True,
+                       env=dict(os.environ, XDG_RUNTIME_DIR=verify_dir))
+    problems = [l for l in (p.stdout + p.stderr).splitlines() if "iconfs.service" in l]
+    check_eq((p.returncode, problems), (0, []),
+             "systemd-analyze verify has nothing to say about the unit")
+
+    gen = "/usr/lib/systemd/user-environment-generators/30-systemd-environment-d-generator"
+    if os.path.exists(gen):
+        conf = os.path.join(dest, "config")
+        os.makedirs(os.path.join(conf, "environment.d"))
+        shutil.copy(dropin, os.path.join(conf, "environment.d"))
+        for original, want in (("/opt/share:/usr/share", "/run/user/4242/iconfs:/opt/share:/usr/share"),
+                               (None, "/run/user/4242/iconfs:/usr/local/share/:/usr/share/")):
+            env = {"XDG_CONFIG_HOME": conf, "XDG_RUNTIME_DIR": "/run/user/4242", "PATH": os.environ["PATH"]}
+            if original:
+                env["XDG_DATA_DIRS"] = original
+            out = subprocess.run([gen], capture_output=True, text=True, env=env).stdout
+            got = [l.split("=", 1)[1] for l in out.splitlines() if l.startswith("XDG_DATA_DIRS=")]
+            check_eq(got, [want], f"drop-in expands with XDG_DATA_DIRS={original}")
+    else:
+        check(False, "systemd's environment.d generator is missing")
+finish()
