@@ -6,6 +6,7 @@ size; -symbolic icons still load and recolour in GTK."""
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 
 from common import (REAL_BASES, check, check_eq, counters, finish, mounted,
@@ -85,9 +86,56 @@ with mounted(db, REAL_BASES, theme="Papirus") as mnt:
     else:
         check(False, "strace is needed (run scripts/setup)")
 
+# A screenshot: the same GTK window on the mount and on the stock theme.
+SHOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "screenshot.py")
+GRID = ["firefox", "folder", "user-trash", "text-x-generic", "utilities-terminal",
+        "edit-copy", "document-open", "system-file-manager", "accessories-calculator",
+        "preferences-system", "help-browser", "image-x-generic"]
+
+
+def screenshot(data_dirs, out):
+    env = dict(os.environ, XDG_DATA_DIRS=data_dirs)
+    p = subprocess.run(["xvfb-run", "-a", PY, SHOT, "Papirus", out, *GRID],
+                       capture_output=True, text=True, env=env, timeout=120)
+    check_eq(p.returncode, 0, f"screenshot ({p.stderr[-300:]})")
+
+
+def pixels(path):
+    import gi
+    gi.require_version("GdkPixbuf", "2.0")
+    from gi.repository import GdkPixbuf
+    pb = GdkPixbuf.Pixbuf.new_from_file(path)
+    return pb.get_width(), pb.get_height(), pb.get_n_channels(), pb.get_rowstride(), pb.get_pixels()
+
+
+shots = os.environ.get("ICONFS_TEST_DIR") or tempfile.gettempdir()
+with mounted(db, REAL_BASES, theme="Papirus") as mnt:
+    screenshot(f"{mnt}:/usr/local/share:/usr/share", os.path.join(shots, "shot-mount.png"))
+screenshot("/usr/local/share:/usr/share", os.path.join(shots, "shot-stock.png"))
+if os.path.exists(os.path.join(shots, "shot-mount.png")):
+    wm, hm, nm, rm, a = pixels(os.path.join(shots, "shot-mount.png"))
+    ws, hs, ns, rs, b = pixels(os.path.join(shots, "shot-stock.png"))
+    check_eq((wm, hm), (ws, hs), "screenshots have the same size")
+    # per icon cell: mean absolute difference, and "not a black box"
+    close = 0
+    for i in range(len(GRID)):
+        x0, y0 = 8 + (i % 6) * 56, 8 + (i // 6) * 56
+        diff, dark, n, colors = 0, 0, 0, set()
+        for y in range(y0, y0 + 48):
+            for x in range(x0, x0 + 48):
+                o1, o2 = y * rm + x * nm, y * rs + x * ns
+                diff += sum(abs(a[o1 + c] - b[o2 + c]) for c in range(3))
+                dark += sum(a[o1 + c] for c in range(3)) < 30
+                colors.add(bytes(a[o1:o1 + 3]))
+                n += 1
+        mean = diff / (3 * n)
+        close += mean < 12
+        print(f"{GRID[i]}: mean difference {mean:.1f}/255, dark pixels {dark}/{n}")
+        check(dark < n * 0.9 and len(colors) > 8, f"{GRID[i]} is a picture, not a box")
+    check(close >= len(GRID) - 2, f"{close}/{len(GRID)} icons look the same as stock")
+
 # The cache stays valid after a live change: a running GTK process finds a
 # new icon after its 5-second recheck.
-import tempfile
 with tempfile.TemporaryDirectory() as tmp:
     base = os.path.join(tmp, "icons")
     os.makedirs(os.path.join(base, "watchme", "scalable"))
