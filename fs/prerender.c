@@ -1,8 +1,13 @@
 /* `iconfs render`: fill the blob table ahead of time, for install-time or
- * login-time warm-up. Already stored renders are blob hits, so an
- * interrupted run resumes where it stopped. */
+ * login-time warm-up, at idle priority. One thread per render worker, each
+ * with its own connection, takes (name, size) items in turn. Already
+ * stored renders are blob hits, so an interrupted run resumes where it
+ * stopped. */
 #include <errno.h>
 #include <glib.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -15,6 +20,17 @@
 #include "log.h"
 #include "lookup.h"
 #include "view.h"
+
+struct prerender {
+	const char *db_path;
+	const char *theme;
+	struct content *content;
+	GPtrArray *names;
+	GArray *sizes;
+	atomic_ulong next; /* next item: size index * names + name index */
+	atomic_ulong done, failed;
+	bool tty;
+};
 
 static int parse_sizes(const char *s, GArray **ret)
 {
@@ -37,6 +53,37 @@ static int parse_sizes(const char *s, GArray **ret)
 	return 0;
 }
 
+static void *prerender_thread(void *arg)
+{
+	struct prerender *p = arg;
+	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	_cleanup_(lookup_freep) struct lookup *l = NULL;
+	unsigned long total = (unsigned long)p->names->len * p->sizes->len;
+	unsigned long i;
+
+	if (db_open(p->db_path, 0, &db) < 0 || lookup_new(db, &l) < 0)
+		return NULL;
+	while ((i = atomic_fetch_add(&p->next, 1)) < total) {
+		int size = g_array_index(p->sizes, int, i / p->names->len);
+		const char *name = p->names->pdata[i % p->names->len];
+		struct icon_content ic = { 0 };
+		g_autofree char *src = NULL;
+		unsigned long done;
+		int ext;
+
+		if (lookup_icon(l, p->theme, name, size, 1, &src, &ext) == 0 &&
+		    content_resolve(p->content, db, src, ext, (unsigned)size,
+				    &ic) < 0)
+			atomic_fetch_add(&p->failed, 1);
+		icon_content_clear(&ic);
+		done = atomic_fetch_add(&p->done, 1) + 1;
+		if (p->tty && (done % 64 == 0 || done == total))
+			fprintf(stderr, "\r\033[Krendering %s: %lu/%lu", p->theme,
+				done, total);
+	}
+	return NULL;
+}
+
 int fs_prerender_main(struct cli_options *o)
 {
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
@@ -46,10 +93,10 @@ int fs_prerender_main(struct cli_options *o)
 	g_autoptr(GPtrArray) names = NULL;
 	g_autoptr(GArray) sizes = NULL;
 	g_auto(GStrv) bases = NULL;
-	struct content *c = NULL;
-	bool tty = isatty(STDERR_FILENO);
-	unsigned long long done = 0, total, failed = 0;
-	int r;
+	struct prerender p = { .db_path = o->db, .theme = theme };
+	pthread_t threads[16];
+	struct content_counters *c;
+	int n_threads = o->workers, r;
 
 	r = parse_sizes(o->sizes, &sizes);
 	if (r < 0)
@@ -62,43 +109,28 @@ int fs_prerender_main(struct cli_options *o)
 		r = lookup_names(l, theme, &names);
 	if (r >= 0)
 		r = content_new(bases, (unsigned)o->workers, RENDER_DEADLINE_MS,
-				1LL << 62, &c);
+				1LL << 62, &p.content);
 	if (r < 0)
 		return r;
+	p.names = names;
+	p.sizes = sizes;
+	p.tty = isatty(STDERR_FILENO);
 
-	total = (unsigned long long)names->len * sizes->len;
-	for (unsigned s = 0; s < sizes->len; s++) {
-		int size = g_array_index(sizes, int, s);
-
-		for (unsigned i = 0; i < names->len; i++) {
-			g_autofree char *src = NULL;
-			struct icon_content ic = { 0 };
-			int ext;
-
-			done++;
-			if (lookup_icon(l, theme, names->pdata[i], size, 1,
-					&src, &ext) < 0)
-				continue;
-			if (content_resolve(c, db, src, ext, (unsigned)size,
-					    &ic) < 0)
-				failed++;
-			icon_content_clear(&ic);
-			if (tty && (done % 64 == 0 || done == total))
-				fprintf(stderr,
-					"\r\033[Krendering %s: %llu/%llu "
-					"(%d px)",
-					theme, done, total, size);
-		}
-	}
-	if (tty)
+	for (int i = 0; i < n_threads; i++)
+		if (pthread_create(&threads[i], NULL, prerender_thread, &p) != 0)
+			n_threads = i;
+	for (int i = 0; i < n_threads; i++)
+		(void)pthread_join(threads[i], NULL);
+	if (p.tty)
 		fprintf(stderr, "\r\033[K");
-	printf("%s: %llu icons at %u sizes, %llu rendered, %llu from cache, "
-	       "%llu native, %llu failed\n",
-	       theme, (unsigned long long)names->len, sizes->len,
-	       (unsigned long long)content_counters(c)->renders -
-		       failed,
-	       (unsigned long long)content_counters(c)->blob_hits,
-	       (unsigned long long)content_counters(c)->native, failed);
-	content_free(c);
-	return failed ? -EIO : 0;
+
+	c = content_counters(p.content);
+	printf("%s: %u icons at %u sizes, %llu rendered, %llu from cache, "
+	       "%llu native, %lu failed\n",
+	       theme, names->len, sizes->len,
+	       (unsigned long long)(c->renders - c->render_failures),
+	       (unsigned long long)c->blob_hits,
+	       (unsigned long long)c->native, (unsigned long)p.failed);
+	content_free(p.content);
+	return p.failed ? -EIO : 0;
 }
