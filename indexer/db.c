@@ -223,11 +223,14 @@ static int db_open_once(const char *path, unsigned flags, sqlite3 **ret)
 		if (r < 0)
 			return r;
 	}
+	/* A small page cache per connection and no mmap: the daemon keeps
+	 * one connection per thread for a whole session, and mapped pages
+	 * of a growing blob table would count against its RSS. */
 	rc = sqlite3_exec(db,
 			  "PRAGMA foreign_keys = ON;"
 			  "PRAGMA temp_store = MEMORY;"
-			  "PRAGMA cache_size = -4096;"
-			  "PRAGMA mmap_size = 268435456;",
+			  "PRAGMA cache_size = -1024;"
+			  "PRAGMA mmap_size = 0;",
 			  NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		return db_errno(rc);

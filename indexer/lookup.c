@@ -30,6 +30,9 @@ int lookup_new(sqlite3 *db, struct lookup **ret)
 	l->db = db;
 	l->chains = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 					  (GDestroyNotify)g_array_unref);
+	/* CROSS JOIN keeps SQLite on the plan that fits: the few rows of
+	 * one name first, then their directories (not every directory of
+	 * the theme first). */
 	r = db_prepare(db,
 		       "SELECT id, inherits FROM theme "
 		       "WHERE name = ?1 AND valid",
@@ -38,7 +41,8 @@ int lookup_new(sqlite3 *db, struct lookup **ret)
 		r = db_prepare(db,
 			       "SELECT s.size, s.scale, s.type, s.min_size, "
 			       "s.max_size, s.threshold, d.path, i.ext "
-			       "FROM icon i JOIN dir d ON d.listing_id = i.listing_id "
+			       "FROM icon i CROSS JOIN dir d "
+			       "ON d.listing_id = i.listing_id "
 			       "JOIN subdir s ON s.theme_id = d.theme_id "
 			       "AND s.path = d.relpath "
 			       "JOIN basedir b ON b.id = d.basedir_id "
@@ -49,7 +53,7 @@ int lookup_new(sqlite3 *db, struct lookup **ret)
 	if (r >= 0)
 		r = db_prepare(db,
 			       "SELECT d.path, i.ext FROM icon i "
-			       "JOIN dir d ON d.listing_id = i.listing_id "
+			       "CROSS JOIN dir d ON d.listing_id = i.listing_id "
 			       "JOIN basedir b ON b.id = d.basedir_id "
 			       "WHERE i.name = ?1 AND d.kind = 0 "
 			       "ORDER BY b.pos, i.ext LIMIT 1",
