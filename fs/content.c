@@ -223,10 +223,15 @@ static int content_render(struct content *c, sqlite3 *db, int fd,
 	}
 	w = blob_put(db, k, r < 0 ? -r : 0, png, png_len);
 	if (w < 0) {
-		atomic_fetch_add(&c->counters.cache_errors, 1);
-		log_warning_errno(w, "cannot store rendered '%s': %m, "
-				     "serving without caching",
-				  k->source);
+		unsigned long long n =
+			atomic_fetch_add(&c->counters.cache_errors, 1) + 1;
+
+		/* a full disk fails every write: say so now and then */
+		if ((n & (n - 1)) == 0)
+			log_warning_errno(w, "cannot store rendered '%s': %m, "
+					     "serving without caching (%llu "
+					     "times so far)",
+					  k->source, n);
 	} else if (atomic_fetch_add(&c->puts, 1) % TRIM_EVERY == 0) {
 		(void)blob_trim(db, c->budget);
 	}

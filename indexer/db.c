@@ -91,8 +91,9 @@ static long long db_pragma_int(sqlite3 *db, const char *sql, int *ret_rc)
 	return v;
 }
 
-/* Checks that an open file is ours (or empty) and intact. Returns 0, or
- * -EBADMSG when it should be moved aside. */
+/* Checks that an open file is ours (or empty) and intact. Returns 0;
+ * -EBADMSG when it is corrupt or foreign and should be moved aside; another
+ * -errno (a full disk, an I/O error) when it must be left alone. */
 static int db_verify(sqlite3 *db, unsigned flags)
 {
 	long long app, version, tables;
@@ -100,24 +101,28 @@ static int db_verify(sqlite3 *db, unsigned flags)
 
 	tables = db_pragma_int(db, "SELECT count(*) FROM sqlite_schema", &rc);
 	if (rc != SQLITE_OK)
-		return -EBADMSG;
+		return db_errno(rc);
 	app = db_pragma_int(db, "PRAGMA application_id", &rc);
 	if (rc != SQLITE_OK)
-		return -EBADMSG;
+		return db_errno(rc);
 	version = db_pragma_int(db, "PRAGMA user_version", &rc);
 	if (rc != SQLITE_OK)
-		return -EBADMSG;
+		return db_errno(rc);
 	if (tables > 0 && app != ICONFS_APPLICATION_ID)
 		return -EBADMSG;
 	if (version > (long long)schema_migrations_count)
 		return -EBADMSG;
 	if (flags & DB_CHECK && tables > 0) {
 		_cleanup_(sqlite3_finalizep) sqlite3_stmt *stmt = NULL;
-		if (sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &stmt,
-				       NULL) != SQLITE_OK)
-			return -EBADMSG;
-		if (sqlite3_step(stmt) != SQLITE_ROW ||
-		    !streq(db_column_str(stmt, 0), "ok"))
+
+		rc = sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &stmt,
+					NULL);
+		if (rc != SQLITE_OK)
+			return db_errno(rc);
+		rc = sqlite3_step(stmt);
+		if (rc != SQLITE_ROW)
+			return db_errno(rc);
+		if (!streq(db_column_str(stmt, 0), "ok"))
 			return -EBADMSG;
 	}
 	return 0;

@@ -348,6 +348,24 @@ static int dir_attach_listing(struct scanner *s, long long dir_id,
 	return step_done(s, s->dir_set_listing);
 }
 
+/* A directory reached through a symlink must stay inside the base
+ * directories too. */
+static bool dir_inside(struct scanner *s, const char *path)
+{
+	_cleanup_free_ char *real = realpath(path, NULL);
+
+	if (!real)
+		return false;
+	for (size_t i = 0; i < s->n_bases; i++) {
+		size_t n = s->realbases[i] ? strlen(s->realbases[i]) : 0;
+
+		if (n && strncmp(real, s->realbases[i], n) == 0 &&
+		    (real[n] == '/' || real[n] == '\0'))
+			return true;
+	}
+	return false;
+}
+
 /* Refresh a directory row: stat, and attach its listing again when its
  * stamp changed. */
 static long long dir_listing_id(struct scanner *s, long long id)
@@ -388,6 +406,18 @@ static int dir_refresh(struct scanner *s, long long id, struct stamp old,
 	if (stamp_eq(now, old))
 		return 0;
 	s->stats.changed = true;
+	if (!dir_inside(s, path)) {
+		s->stats.problems++;
+		log_warning("'%s' leads outside the icon directories, skipped",
+			    path);
+		changed_names_of(s, before);
+		sqlite3_bind_null(s->dir_set_listing, 1);
+		sqlite3_bind_int64(s->dir_set_listing, 2, id);
+		r = step_done(s, s->dir_set_listing);
+		if (r < 0)
+			return r;
+		return dir_set_stamp(s, id, now);
+	}
 	r = dir_attach_listing(s, id, path, &st);
 	if (r < 0)
 		return r;
