@@ -107,7 +107,6 @@ int blob_put(sqlite3 *db, const struct blob_key *k, int status,
 long long blob_trim(sqlite3 *db, long long budget)
 {
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *sum = NULL;
-	_cleanup_(sqlite3_finalizep) sqlite3_stmt *old = NULL;
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *del = NULL;
 	long long total, evicted = 0;
 
@@ -118,28 +117,19 @@ long long blob_trim(sqlite3 *db, long long budget)
 	total = sqlite3_column_int64(sum, 0);
 	if (total <= budget)
 		return 0;
+	/* Trim to 90% so that eviction does not run on every insert: the
+	 * least recently used rows whose running total stays under what
+	 * must go, and the one that crosses it. */
 	if (db_prepare(db,
-		       "SELECT source, px, bytes FROM blob ORDER BY used",
-		       &old) < 0 ||
-	    db_prepare(db, "DELETE FROM blob WHERE source = ?1 AND px = ?2",
+		       "DELETE FROM blob WHERE (source, px) IN ("
+		       "SELECT source, px FROM (SELECT source, px, bytes, "
+		       "sum(bytes) OVER (ORDER BY used, source, px) AS acc "
+		       "FROM blob) WHERE acc - bytes < ?1) RETURNING bytes",
 		       &del) < 0)
 		return 0;
-	if (db_exec(db, "BEGIN IMMEDIATE") < 0)
-		return 0;
-	/* Trim to 90% so that eviction does not run on every insert. */
-	while (total - evicted > budget / 10 * 9 &&
-	       sqlite3_step(old) == SQLITE_ROW) {
-		sqlite3_bind_value(del, 1, sqlite3_column_value(old, 0));
-		sqlite3_bind_value(del, 2, sqlite3_column_value(old, 1));
-		if (sqlite3_step(del) == SQLITE_DONE)
-			evicted += sqlite3_column_int64(old, 2);
-		(void)sqlite3_reset(del);
-	}
-	sqlite3_finalize(TAKE_PTR(old));
-	if (db_exec(db, "COMMIT") < 0) {
-		(void)db_exec(db, "ROLLBACK");
-		return 0;
-	}
+	sqlite3_bind_int64(del, 1, total - budget / 10 * 9);
+	while (sqlite3_step(del) == SQLITE_ROW)
+		evicted += sqlite3_column_int64(del, 0);
 	return evicted;
 }
 

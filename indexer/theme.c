@@ -155,15 +155,13 @@ static int theme_subdir_parse(GKeyFile *kf, const char *path,
 	return 0;
 }
 
-static void theme_add_subdirs(struct theme_info *info, GKeyFile *kf,
-			      const char *key, GHashTable *seen, GArray *out,
-			      const char *origin)
+static void theme_add_subdirs(GKeyFile *kf, const char *key, GHashTable *seen,
+			      GArray *out, const char *origin)
 {
 	g_autofree char *value = g_key_file_get_string(kf, THEME_GROUP, key,
 						       NULL);
 	g_auto(GStrv) dirs = theme_split_list(value);
 
-	(void)info;
 	for (char **d = dirs; *d; d++) {
 		struct theme_subdir sd;
 		size_t n = strlen(*d);
@@ -215,8 +213,8 @@ int theme_info_parse(const char *data, size_t len, const char *origin,
 
 	seen = g_hash_table_new(g_str_hash, g_str_equal);
 	subdirs = g_array_new(FALSE, FALSE, sizeof(struct theme_subdir));
-	theme_add_subdirs(info, kf, "Directories", seen, subdirs, origin);
-	theme_add_subdirs(info, kf, "ScaledDirectories", seen, subdirs, origin);
+	theme_add_subdirs(kf, "Directories", seen, subdirs, origin);
+	theme_add_subdirs(kf, "ScaledDirectories", seen, subdirs, origin);
 	info->n_subdirs = subdirs->len;
 	info->subdirs = (struct theme_subdir *)g_array_free(subdirs, FALSE);
 
