@@ -110,7 +110,9 @@ static char *content_real_source(struct content *c, const char *source)
 	return NULL;
 }
 
-int content_open_source(struct content *c, const char *source)
+/* Open the real file behind `source` (never following a link that
+ * appeared since), after checking it stays inside the base directories. */
+static int open_real(struct content *c, const char *source, char **ret_real)
 {
 	_cleanup_free_ char *real = content_real_source(c, source);
 	int fd;
@@ -119,8 +121,15 @@ int content_open_source(struct content *c, const char *source)
 		return -ENOENT;
 	fd = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
-		return -errno;
+		return errno == ELOOP ? -ENOENT : -errno;
+	if (ret_real)
+		*ret_real = TAKE_PTR(real);
 	return fd;
+}
+
+int content_open_source(struct content *c, const char *source)
+{
+	return open_real(c, source, NULL);
 }
 
 static long long ts_ns(struct timespec ts)
@@ -256,14 +265,11 @@ static int content_open_key(struct content *c, const char *source,
 			    unsigned px, struct blob_key *k, char **ret_real,
 			    struct stat *st)
 {
-	_cleanup_free_ char *real = content_real_source(c, source);
-	int fd;
+	_cleanup_free_ char *real = NULL;
+	int fd = open_real(c, source, &real);
 
-	if (!real)
-		return -ENOENT;
-	fd = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
-		return errno == ELOOP ? -ENOENT : -errno;
+		return fd;
 	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode)) {
 		(void)close(fd);
 		return -ENOENT;

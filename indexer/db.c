@@ -71,6 +71,24 @@ int db_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **ret)
 	return 0;
 }
 
+int db_prepare_all(sqlite3 *db, const struct db_statement *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int r = db_prepare(db, list[i].sql, list[i].stmt);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+void db_finalize_all(const struct db_statement *list, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_finalize(*list[i].stmt);
+		*list[i].stmt = NULL;
+	}
+}
+
 static long long db_pragma_int(sqlite3 *db, const char *sql, int *ret_rc)
 {
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *stmt = NULL;

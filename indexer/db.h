@@ -26,6 +26,14 @@ int db_log_error(sqlite3 *db, int rc, const char *what);
 int db_exec(sqlite3 *db, const char *sql);
 int db_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **ret);
 
+/* A module's long-lived statements, prepared and finalized together. */
+struct db_statement {
+	sqlite3_stmt **stmt;
+	const char *sql;
+};
+int db_prepare_all(sqlite3 *db, const struct db_statement *list, size_t n);
+void db_finalize_all(const struct db_statement *list, size_t n);
+
 /* Meta key/value helpers (table meta). */
 int db_meta_set_int(sqlite3 *db, const char *key, long long value);
 long long db_meta_get_int(sqlite3 *db, const char *key, long long def);

@@ -22,42 +22,39 @@ struct lookup {
 	GHashTable *chains; /* theme name → GArray of theme ids */
 };
 
+/* CROSS JOIN keeps SQLite on the plan that fits: the few rows of one name
+ * first, then their directories (not every directory of the theme first). */
+#define LOOKUP_STATEMENTS(l)                                                   \
+	{                                                                      \
+		{ &(l)->theme_get, "SELECT id, inherits FROM theme "            \
+				   "WHERE name = ?1 AND valid" },              \
+		{ &(l)->icon_in_theme,                                         \
+		  "SELECT s.size, s.scale, s.type, s.min_size, s.max_size, "    \
+		  "s.threshold, d.path, i.ext "                                 \
+		  "FROM icon i CROSS JOIN dir d ON d.listing_id = i.listing_id " \
+		  "JOIN subdir s ON s.theme_id = d.theme_id "                   \
+		  "AND s.path = d.relpath "                                     \
+		  "JOIN basedir b ON b.id = d.basedir_id "                      \
+		  "WHERE i.name = ?1 AND d.theme_id = ?2 AND d.kind = 2 "       \
+		  "ORDER BY s.pos, b.pos, i.ext" },                             \
+		{ &(l)->icon_fallback,                                         \
+		  "SELECT d.path, i.ext FROM icon i "                           \
+		  "CROSS JOIN dir d ON d.listing_id = i.listing_id "            \
+		  "JOIN basedir b ON b.id = d.basedir_id "                      \
+		  "WHERE i.name = ?1 AND d.kind = 0 "                           \
+		  "ORDER BY b.pos, i.ext LIMIT 1" },                            \
+	}
+
 int lookup_new(sqlite3 *db, struct lookup **ret)
 {
 	struct lookup *l = g_new0(struct lookup, 1);
+	const struct db_statement stmts[] = LOOKUP_STATEMENTS(l);
 	int r;
 
 	l->db = db;
 	l->chains = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 					  (GDestroyNotify)g_array_unref);
-	/* CROSS JOIN keeps SQLite on the plan that fits: the few rows of
-	 * one name first, then their directories (not every directory of
-	 * the theme first). */
-	r = db_prepare(db,
-		       "SELECT id, inherits FROM theme "
-		       "WHERE name = ?1 AND valid",
-		       &l->theme_get);
-	if (r >= 0)
-		r = db_prepare(db,
-			       "SELECT s.size, s.scale, s.type, s.min_size, "
-			       "s.max_size, s.threshold, d.path, i.ext "
-			       "FROM icon i CROSS JOIN dir d "
-			       "ON d.listing_id = i.listing_id "
-			       "JOIN subdir s ON s.theme_id = d.theme_id "
-			       "AND s.path = d.relpath "
-			       "JOIN basedir b ON b.id = d.basedir_id "
-			       "WHERE i.name = ?1 AND d.theme_id = ?2 "
-			       "AND d.kind = 2 "
-			       "ORDER BY s.pos, b.pos, i.ext",
-			       &l->icon_in_theme);
-	if (r >= 0)
-		r = db_prepare(db,
-			       "SELECT d.path, i.ext FROM icon i "
-			       "CROSS JOIN dir d ON d.listing_id = i.listing_id "
-			       "JOIN basedir b ON b.id = d.basedir_id "
-			       "WHERE i.name = ?1 AND d.kind = 0 "
-			       "ORDER BY b.pos, i.ext LIMIT 1",
-			       &l->icon_fallback);
+	r = db_prepare_all(db, stmts, ELEMENTSOF(stmts));
 	if (r < 0) {
 		lookup_free(l);
 		return r;
@@ -70,9 +67,10 @@ struct lookup *lookup_free(struct lookup *l)
 {
 	if (!l)
 		return NULL;
-	sqlite3_finalize(l->theme_get);
-	sqlite3_finalize(l->icon_in_theme);
-	sqlite3_finalize(l->icon_fallback);
+	{
+		const struct db_statement stmts[] = LOOKUP_STATEMENTS(l);
+		db_finalize_all(stmts, ELEMENTSOF(stmts));
+	}
 	g_hash_table_destroy(l->chains);
 	g_free(l);
 	return NULL;

@@ -790,18 +790,37 @@ static int themes_refresh(struct scanner *s)
 	return 0;
 }
 
+#define SCANNER_STATEMENTS(s)                                                  \
+	{                                                                      \
+		{ &(s)->dir_get, "SELECT id, ino, mtime_ns, ctime_ns FROM dir " \
+				 "WHERE path = ?1" },                          \
+		{ &(s)->dir_insert,                                            \
+		  "INSERT INTO dir(basedir_id, theme_id, kind, relpath, path) " \
+		  "VALUES (?1, ?2, ?3, ?4, ?5)" },                             \
+		{ &(s)->dir_set_stamp, "UPDATE dir SET ino = ?1, mtime_ns = ?2, " \
+				       "ctime_ns = ?3 WHERE id = ?4" },        \
+		{ &(s)->dir_set_listing,                                       \
+		  "UPDATE dir SET listing_id = ?1 WHERE id = ?2" },             \
+		{ &(s)->listing_get, "SELECT id, mtime_ns, ctime_ns FROM "      \
+				     "listing WHERE dev = ?1 AND ino = ?2" },  \
+		{ &(s)->listing_put,                                           \
+		  "INSERT INTO listing(dev, ino, mtime_ns, ctime_ns) "          \
+		  "VALUES (?1, ?2, ?3, ?4) ON CONFLICT(dev, ino) DO UPDATE "    \
+		  "SET mtime_ns = excluded.mtime_ns, "                          \
+		  "ctime_ns = excluded.ctime_ns RETURNING id" },                \
+		{ &(s)->listing_names,                                         \
+		  "SELECT name FROM icon WHERE listing_id = ?1" },              \
+		{ &(s)->icon_clear, "DELETE FROM icon WHERE listing_id = ?1" }, \
+		{ &(s)->icon_insert, "INSERT OR IGNORE INTO icon(name, "        \
+				     "listing_id, ext) VALUES (?1, ?2, ?3)" }, \
+	}
+
 static void scanner_done(struct scanner *s)
 {
-	sqlite3_finalize(s->dir_get);
-	sqlite3_finalize(s->dir_insert);
-	sqlite3_finalize(s->dir_set_stamp);
-	sqlite3_finalize(s->dir_set_listing);
-	sqlite3_finalize(s->listing_get);
-	sqlite3_finalize(s->listing_put);
-	sqlite3_finalize(s->listing_names);
+	const struct db_statement stmts[] = SCANNER_STATEMENTS(s);
+
+	db_finalize_all(stmts, ELEMENTSOF(stmts));
 	g_hash_table_destroy(s->listings_read);
-	sqlite3_finalize(s->icon_clear);
-	sqlite3_finalize(s->icon_insert);
 	for (size_t i = 0; i < s->n_bases; i++)
 		free(s->realbases[i]);
 	g_free(s->realbases);
@@ -809,7 +828,7 @@ static void scanner_done(struct scanner *s)
 
 static int scanner_init(struct scanner *s)
 {
-	int r = 0;
+	const struct db_statement stmts[] = SCANNER_STATEMENTS(s);
 
 	s->n_bases = g_strv_length((char **)s->basedirs);
 	s->realbases = g_new0(char *, s->n_bases + 1);
@@ -817,50 +836,7 @@ static int scanner_init(struct scanner *s)
 						 g_free, NULL);
 	for (size_t i = 0; i < s->n_bases; i++)
 		s->realbases[i] = realpath(s->basedirs[i], NULL);
-
-	if (r >= 0)
-		r = db_prepare(s->db,
-			       "SELECT id, ino, mtime_ns, ctime_ns FROM dir "
-			       "WHERE path = ?1",
-			       &s->dir_get);
-	if (r >= 0)
-		r = db_prepare(s->db,
-			       "INSERT INTO dir(basedir_id, theme_id, kind, "
-			       "relpath, path) VALUES (?1, ?2, ?3, ?4, ?5)",
-			       &s->dir_insert);
-	if (r >= 0)
-		r = db_prepare(s->db,
-			       "UPDATE dir SET ino = ?1, mtime_ns = ?2, "
-			       "ctime_ns = ?3 WHERE id = ?4",
-			       &s->dir_set_stamp);
-	if (r >= 0)
-		r = db_prepare(s->db, "DELETE FROM icon WHERE listing_id = ?1",
-			       &s->icon_clear);
-	if (r >= 0)
-		r = db_prepare(s->db, "SELECT name FROM icon WHERE listing_id = ?1",
-			       &s->listing_names);
-	if (r >= 0)
-		r = db_prepare(s->db,
-			       "UPDATE dir SET listing_id = ?1 WHERE id = ?2",
-			       &s->dir_set_listing);
-	if (r >= 0)
-		r = db_prepare(s->db,
-			       "SELECT id, mtime_ns, ctime_ns FROM listing "
-			       "WHERE dev = ?1 AND ino = ?2",
-			       &s->listing_get);
-	if (r >= 0)
-		r = db_prepare(s->db,
-			       "INSERT INTO listing(dev, ino, mtime_ns, ctime_ns) "
-			       "VALUES (?1, ?2, ?3, ?4) ON CONFLICT(dev, ino) "
-			       "DO UPDATE SET mtime_ns = excluded.mtime_ns, "
-			       "ctime_ns = excluded.ctime_ns RETURNING id",
-			       &s->listing_put);
-	if (r >= 0)
-		r = db_prepare(s->db,
-			       "INSERT OR IGNORE INTO icon(name, listing_id, ext) "
-			       "VALUES (?1, ?2, ?3)",
-			       &s->icon_insert);
-	return r;
+	return db_prepare_all(s->db, stmts, ELEMENTSOF(stmts));
 }
 
 static double now_seconds(void)
