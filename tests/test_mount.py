@@ -41,6 +41,10 @@ with mounted(db, REAL_BASES, theme="Papirus") as mnt:
         check(t in listed_themes, f"icons/ lists {t}")
     st = os.stat(mnt)
     check_eq(stat.S_IMODE(st.st_mode), 0o555, "directory mode")
+    info = next(l.split() for l in open("/proc/self/mountinfo") if l.split()[4] == mnt)
+    opts = set(info[5].split(",")) | set(info[-1].split(","))
+    check("ro" in opts and "default_permissions" in opts and "allow_other" not in opts,
+          f"mounted ro,default_permissions without allow_other: {sorted(opts)}")
     check_eq(st.st_uid, os.getuid(), "owned by the mounting user")
 
     for theme in THEMES:
