@@ -31,6 +31,9 @@ struct content {
 
 	pthread_mutex_t lock;
 	GHashTable *inflight; /* "px:realpath" → struct inflight; lock */
+	/* Blob writes of this process go one at a time: waiting here is
+	 * cheap, SQLite's busy handler sleeps in milliseconds. */
+	pthread_mutex_t write_lock;
 };
 
 int content_new(char *const *basedirs, unsigned workers,
@@ -43,6 +46,7 @@ int content_new(char *const *basedirs, unsigned workers,
 	c->realbases = g_new0(char *, g_strv_length(c->basedirs) + 1);
 	c->budget = budget;
 	pthread_mutex_init(&c->lock, NULL);
+	pthread_mutex_init(&c->write_lock, NULL);
 	c->inflight = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 					    NULL);
 	r = render_pool_new(workers, deadline_ms, &c->pool);
@@ -65,6 +69,7 @@ struct content *content_free(struct content *c)
 	g_strfreev(c->basedirs);
 	g_hash_table_destroy(c->inflight);
 	pthread_mutex_destroy(&c->lock);
+	pthread_mutex_destroy(&c->write_lock);
 	g_free(c);
 	return NULL;
 }
@@ -230,7 +235,11 @@ static int content_render(struct content *c, sqlite3 *db, int fd,
 			    k->source, k->px);
 		r = -EIO;
 	}
+	pthread_mutex_lock(&c->write_lock);
 	w = blob_put(db, k, r < 0 ? -r : 0, png, png_len);
+	if (w >= 0 && atomic_fetch_add(&c->puts, 1) % TRIM_EVERY == 0)
+		(void)blob_trim(db, c->budget);
+	pthread_mutex_unlock(&c->write_lock);
 	if (w < 0) {
 		unsigned long long n =
 			atomic_fetch_add(&c->counters.cache_errors, 1) + 1;
@@ -241,8 +250,6 @@ static int content_render(struct content *c, sqlite3 *db, int fd,
 					     "serving without caching (%llu "
 					     "times so far)",
 					  k->source, n);
-	} else if (atomic_fetch_add(&c->puts, 1) % TRIM_EVERY == 0) {
-		(void)blob_trim(db, c->budget);
 	}
 
 	pthread_mutex_lock(&c->lock);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fuse_lowlevel.h>
 #include <glib.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -491,6 +492,11 @@ int fs_mount_main(struct cli_options *o)
 	struct fs fs = { .db_path = o->db };
 	int r;
 
+	/* A session-long daemon whose requests hop between threads: one
+	 * malloc arena per thread would fragment (the Krita lesson), two are
+	 * plenty for a FUSE loop. */
+	(void)mallopt(M_ARENA_MAX, 2);
+
 	r = mountpoint_prepare(mnt);
 	if (r < 0)
 		return r;
@@ -527,7 +533,7 @@ int fs_mount_main(struct cli_options *o)
 	(void)watch_start(se, fs.tree, o->db, bases, &watch);
 
 	cfg = fuse_loop_cfg_create();
-	fuse_loop_cfg_set_max_threads(cfg, 16);
+	fuse_loop_cfg_set_max_threads(cfg, 8);
 	fuse_loop_cfg_set_idle_threads(cfg, 4);
 	r = fuse_session_loop_mt(se, cfg) < 0 ? -EIO : 0;
 	fuse_loop_cfg_destroy(cfg);

@@ -35,6 +35,7 @@ struct node {
 	int size, scale;
 	char *name; /* icon name of NODE_ICON / NODE_SVG */
 	char *key;
+	uint64_t used; /* tree.clock at the last lookup/getattr/open */
 	/* Files: what the last lookup resolved; tree.lock. */
 	struct icon_content content;
 	struct timespec mtime;
@@ -52,6 +53,7 @@ struct tree {
 	GHashTable *by_ino; /* uint64 → node; lock */
 	GHashTable *by_key; /* key → node; lock */
 	uint64_t next_ino; /* lock */
+	uint64_t clock; /* ticks on every use of a node; lock */
 	struct node root;
 	/* Listings of icon names per theme, "T" for size views and "T/svg"
 	 * for scalable/: built once, dropped by tree_flush(); lock. */
@@ -207,6 +209,7 @@ static uint64_t node_ref(struct tree *t, uint64_t parent, const char *entry,
 		g_hash_table_insert(t->by_ino, &n->ino, n);
 	}
 	n->nlookup++;
+	n->used = ++t->clock;
 	if (content) {
 		icon_content_clear(&n->content);
 		n->content = *content;
@@ -245,8 +248,10 @@ int tree_getattr(struct tree *t, uint64_t ino, struct stat *ret_st)
 	atomic_fetch_add(&t->counters.getattrs, 1);
 	pthread_mutex_lock(&t->lock);
 	n = g_hash_table_lookup(t->by_ino, &ino);
-	if (n)
+	if (n) {
+		n->used = ++t->clock;
 		fill_stat(t, n, ret_st);
+	}
 	pthread_mutex_unlock(&t->lock);
 	return n ? 0 : -ESTALE;
 }
@@ -673,6 +678,7 @@ int tree_open(struct tree *t, struct tree_ctx *x, uint64_t ino,
 	pthread_mutex_lock(&t->lock);
 	n = g_hash_table_lookup(t->by_ino, &ino);
 	if (n) {
+		n->used = ++t->clock;
 		v = (struct node_view){ n->kind, g_strdup(n->theme), n->size,
 					n->scale, g_strdup(n->name) };
 		ic = n->content;
@@ -863,4 +869,40 @@ void tree_inval_clear(GArray *invals)
 	for (unsigned i = 0; i < invals->len; i++)
 		g_free(g_array_index(invals, struct tree_inval, i).name);
 	g_array_set_size(invals, 0);
+}
+
+static int node_used_cmp(const void *a, const void *b)
+{
+	const struct node *x = *(struct node *const *)a;
+	const struct node *y = *(struct node *const *)b;
+
+	return x->used < y->used ? -1 : x->used > y->used;
+}
+
+void tree_collect_evictions(struct tree *t, unsigned max_nodes, GArray *out)
+{
+	g_autoptr(GPtrArray) files = NULL;
+	GHashTableIter it;
+	struct node *n;
+	unsigned count, drop;
+
+	pthread_mutex_lock(&t->lock);
+	count = g_hash_table_size(t->by_ino);
+	if (count <= max_nodes) {
+		pthread_mutex_unlock(&t->lock);
+		return;
+	}
+	files = g_ptr_array_sized_new(count);
+	g_hash_table_iter_init(&it, t->by_ino);
+	while (g_hash_table_iter_next(&it, NULL, (void **)&n))
+		if (!kind_is_dir(n->kind))
+			g_ptr_array_add(files, n);
+	g_ptr_array_sort(files, node_used_cmp);
+	/* down to 90%, so that this does not run on every check */
+	drop = MIN(files->len, count - max_nodes / 10 * 9);
+	for (unsigned i = 0; i < drop; i++) {
+		n = files->pdata[i];
+		inval_add(out, 0, n->parent, n->entry);
+	}
+	pthread_mutex_unlock(&t->lock);
 }

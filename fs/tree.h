@@ -89,4 +89,10 @@ struct tree_inval {
 void tree_collect_invalidations(struct tree *t, GHashTable *names, bool all,
 				GArray *out);
 void tree_inval_clear(GArray *invals);
+
+/* The node table is a cache like any other: past `max_nodes`, the least
+ * recently used files' entries are to be invalidated, so that the kernel
+ * forgets them (and tree_forget() frees them) unless they are open. */
+#define TREE_NODES_MAX 8192
+void tree_collect_evictions(struct tree *t, unsigned max_nodes, GArray *out);
 void tree_set_refresh_time(struct tree *t, struct timespec when);

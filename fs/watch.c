@@ -21,6 +21,8 @@
 /* Stamp check period without inotify, and as a safety net with it. */
 #define WATCH_POLL_MS 1000
 #define WATCH_SAFETY_MS 30000
+/* How often the node table is held to its size. */
+#define WATCH_EVICT_MS 2000
 
 #define WATCH_EVENTS                                                           \
 	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |                 \
@@ -163,6 +165,30 @@ static void watch_drop_renders(struct watch *w)
 		(void)blob_drop_source(w->db, stale->pdata[i]);
 }
 
+static void watch_send(struct watch *w, GArray *invals)
+{
+	for (unsigned i = 0; i < invals->len; i++) {
+		struct tree_inval *v = &g_array_index(invals, struct tree_inval, i);
+
+		if (v->ino)
+			(void)fuse_lowlevel_notify_inval_inode(w->se, v->ino, 0,
+							       0);
+		else
+			(void)fuse_lowlevel_notify_inval_entry(
+				w->se, v->parent, v->name, strlen(v->name));
+	}
+}
+
+static void watch_evict(struct watch *w)
+{
+	g_autoptr(GArray) invals = g_array_new(FALSE, FALSE,
+					       sizeof(struct tree_inval));
+
+	tree_collect_evictions(w->tree, TREE_NODES_MAX, invals);
+	watch_send(w, invals);
+	tree_inval_clear(invals);
+}
+
 static void watch_refresh(struct watch *w)
 {
 	g_autoptr(GHashTable) names = g_hash_table_new_full(
@@ -197,16 +223,7 @@ static void watch_refresh(struct watch *w)
 	tree_set_refresh_time(w->tree, now);
 	atomic_fetch_add(&generation, 1);
 	tree_collect_invalidations(w->tree, names, all, invals);
-	for (unsigned i = 0; i < invals->len; i++) {
-		struct tree_inval *v = &g_array_index(invals, struct tree_inval, i);
-
-		if (v->ino)
-			(void)fuse_lowlevel_notify_inval_inode(w->se, v->ino, 0,
-							       0);
-		else
-			(void)fuse_lowlevel_notify_inval_entry(
-				w->se, v->parent, v->name, strlen(v->name));
-	}
+	watch_send(w, invals);
 	log_debug("refresh: %u directories read, %u names changed%s, "
 		  "%u invalidations",
 		  stats.dirs_read, g_hash_table_size(names),
@@ -222,6 +239,7 @@ static void *watch_main(void *arg)
 {
 	struct watch *w = arg;
 	long long first = -1, last = 0, next_check = now_ms() + WATCH_SAFETY_MS;
+	long long next_evict = now_ms() + WATCH_EVICT_MS;
 
 	/* Arm first, then catch what changed since the mount's own refresh. */
 	watch_arm(w);
@@ -238,9 +256,10 @@ static void *watch_main(void *arg)
 			timeout = MIN(last + WATCH_QUIET_MS,
 				      first + WATCH_MAX_DELAY_MS) - now;
 		else
-			timeout = (w->polling || w->ifd < 0 ?
-					   now + WATCH_POLL_MS :
-					   next_check) -
+			timeout = MIN(w->polling || w->ifd < 0 ?
+					      now + WATCH_POLL_MS :
+					      next_check,
+				      next_evict) -
 				  now;
 		r = poll(pfd, w->ifd >= 0 ? 2 : 1, (int)MAX(timeout, 0));
 		if (r < 0 && errno != EINTR)
@@ -248,6 +267,10 @@ static void *watch_main(void *arg)
 		if (pfd[0].revents)
 			break;
 		now = now_ms();
+		if (now >= next_evict) {
+			watch_evict(w);
+			next_evict = now + WATCH_EVICT_MS;
+		}
 		if (r > 0 && pfd[1].revents) {
 			watch_read(w);
 			if (first < 0)
@@ -257,8 +280,8 @@ static void *watch_main(void *arg)
 		}
 		/* quiet long enough, held back long enough, or a periodic
 		 * stamp check */
-		if (first >= 0 || w->polling || w->ifd < 0 ||
-		    now >= next_check) {
+		if (first >= 0 || now >= next_check ||
+		    ((w->polling || w->ifd < 0) && r == 0)) {
 			watch_refresh(w);
 			first = -1;
 			next_check = now_ms() + WATCH_SAFETY_MS;
