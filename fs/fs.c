@@ -579,7 +579,13 @@ int fs_status_print(struct cli_options *o)
 	if (r < 0)
 		return r;
 	printf("%-16s %.1f MiB\n", "index size", st.st_size / 1048576.0);
-	printf("%-16s %s\n", "theme", theme);
+	n = getxattr(mnt, "user.iconfs.theme", counters, sizeof(counters) - 1);
+	if (n > 0) {
+		counters[n] = '\0';
+		printf("%-16s %s (served)\n", "theme", counters);
+	} else {
+		printf("%-16s %s (configured)\n", "theme", theme);
+	}
 	print_count(db, "themes", "SELECT count(*) FROM theme WHERE valid");
 	print_count(db, "directories", "SELECT count(*) FROM dir");
 	print_count(db, "icons", "SELECT count(*) FROM icon");
@@ -601,13 +607,27 @@ int fs_status_print(struct cli_options *o)
 	}
 	counters[n] = '\0';
 	printf("%-16s %s (mounted)\n", "mountpoint", mnt);
-	for (char *line = strtok(counters, "\n"); line;
-	     line = strtok(NULL, "\n")) {
-		char *sp = strchr(line, ' ');
-		if (sp) {
+	{
+		unsigned long long hits = 0, renders = 0;
+		char *save = NULL;
+
+		for (char *line = strtok_r(counters, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save)) {
+			char *sp = strchr(line, ' ');
+
+			if (!sp)
+				continue;
 			*sp = '\0';
+			if (streq(line, "blob_hits"))
+				hits = strtoull(sp + 1, NULL, 10);
+			else if (streq(line, "renders"))
+				renders = strtoull(sp + 1, NULL, 10);
 			printf("  %-14s %s\n", line, sp + 1);
 		}
+		if (hits + renders > 0)
+			printf("%-16s %.1f%% of rendered files served from the "
+			       "blob table\n",
+			       "hit rate", 100.0 * hits / (hits + renders));
 	}
 	return 0;
 }

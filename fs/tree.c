@@ -749,6 +749,7 @@ void tree_file_free(struct tree_file *f)
 
 #define XATTR_SOURCE "user.iconfs.source"
 #define XATTR_COUNTERS "user.iconfs.counters"
+#define XATTR_THEME "user.iconfs.theme"
 
 static char *counters_text(struct tree *t)
 {
@@ -783,6 +784,8 @@ int tree_getxattr(struct tree *t, uint64_t ino, const char *name,
 		pthread_mutex_lock(&t->lock);
 		v = counters_text(t);
 		pthread_mutex_unlock(&t->lock);
+	} else if (ino == TREE_ROOT_INO && streq(name, XATTR_THEME)) {
+		v = g_strdup(t->default_theme);
 	} else if (streq(name, XATTR_SOURCE)) {
 		pthread_mutex_lock(&t->lock);
 		n = g_hash_table_lookup(t->by_ino, &ino);
@@ -802,9 +805,11 @@ int tree_listxattr(struct tree *t, uint64_t ino, GString *out)
 
 	pthread_mutex_lock(&t->lock);
 	n = g_hash_table_lookup(t->by_ino, &ino);
-	if (ino == TREE_ROOT_INO)
+	if (ino == TREE_ROOT_INO) {
 		g_string_append_len(out, XATTR_COUNTERS,
 				    sizeof(XATTR_COUNTERS));
+		g_string_append_len(out, XATTR_THEME, sizeof(XATTR_THEME));
+	}
 	else if (n && n->content.source)
 		g_string_append_len(out, XATTR_SOURCE, sizeof(XATTR_SOURCE));
 	pthread_mutex_unlock(&t->lock);

@@ -13,7 +13,7 @@ import tempfile
 import time
 import zlib
 
-from common import check, check_eq, counters, finish, mounted, png_size
+from common import check, check_eq, counters, finish, mounted, png_size, run
 from hostile_svgs import write_corpus
 
 DEADLINE = 5.0  # RENDER_DEADLINE_MS
@@ -105,6 +105,12 @@ try:
         check(c["blob_hits"] >= 1, "served from the blob table")
         e = errno_of(lambda: open(os.path.join(mnt, "icons/r/48x48/truncated.png"), "rb").read())
         check_eq((e, counters(mnt)["renders"]), (errno.EIO, 0), "failure remembered across mounts")
+        status = run("status", "--db", db, mnt)
+        print(status.stdout)
+        check_eq(status.returncode, 0, "iconfs status")
+        for needle in ("themes           1", "theme            r (served)", "(mounted)", "rendered", "failed renders   11",
+                       "hit rate         100.0%", "last refresh"):
+            check(needle in status.stdout, f"status shows {needle!r}")
 
     # a changed source renders anew
     time.sleep(0.01)
