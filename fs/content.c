@@ -79,6 +79,14 @@ struct content_counters *content_counters(struct content *c)
 	return &c->counters;
 }
 
+unsigned long long content_worker_restarts(struct content *c)
+{
+	unsigned long long renders, restarts;
+
+	render_pool_counters(c->pool, &renders, &restarts);
+	return restarts;
+}
+
 void icon_content_clear(struct icon_content *ic)
 {
 	g_free(ic->source);

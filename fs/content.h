@@ -32,6 +32,9 @@ struct content *content_free(struct content *c);
 
 struct content_counters *content_counters(struct content *c);
 
+/* Render workers replaced so far (crashed, killed at the deadline). */
+unsigned long long content_worker_restarts(struct content *c);
+
 /* The content of one file. */
 struct icon_content {
 	char *source; /* resolved path, as the lookup gave it (g_free) */

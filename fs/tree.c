@@ -759,7 +759,7 @@ static char *counters_text(struct tree *t)
 		"lookups %llu\nnegative %llu\ngetattrs %llu\nopens %llu\n"
 		"reads %llu\nreaddirs %llu\nrenders %llu\n"
 		"render_failures %llu\nblob_hits %llu\nnative %llu\n"
-		"cache_errors %llu\nnodes %u\n",
+		"cache_errors %llu\nworker_restarts %llu\nnodes %u\n",
 		(unsigned long long)t->counters.lookups,
 		(unsigned long long)t->counters.negative,
 		(unsigned long long)t->counters.getattrs,
@@ -771,6 +771,7 @@ static char *counters_text(struct tree *t)
 		(unsigned long long)c->blob_hits,
 		(unsigned long long)c->native,
 		(unsigned long long)c->cache_errors,
+		content_worker_restarts(t->content),
 		g_hash_table_size(t->by_ino));
 }
 

@@ -96,6 +96,8 @@ try:
             errno_of(lambda: os.stat(os.path.join(mnt, "icons/r/48x48", name + ".png")))
         check_eq(counters(mnt)["render_failures"], failures, "failed sources are not retried")
         check(os.path.ismount(mnt), "daemon survived the hostile corpus")
+        check(counters(mnt)["worker_restarts"] >= 2,
+              "workers that overran the deadline or died were replaced")
 
     with mounted(db, bases, theme="r") as mnt:
         again = open(os.path.join(mnt, "icons/r/48x48/square.png"), "rb").read()
