@@ -98,6 +98,11 @@ try:
         check(os.path.ismount(mnt), "daemon survived the hostile corpus")
         check(counters(mnt)["worker_restarts"] >= 2,
               "workers that overran the deadline or died were replaced")
+        from common import mounted as m
+        with open(f"/proc/{m.pid}/status") as f:
+            rss = next(int(l.split()[1]) for l in f if l.startswith("VmRSS:"))
+        print(f"daemon RSS after the hostile corpus: {rss / 1024:.1f} MiB")
+        check(rss < 64 * 1024, "daemon RSS stays bounded (renders happen in workers)")
 
     with mounted(db, bases, theme="r") as mnt:
         again = open(os.path.join(mnt, "icons/r/48x48/square.png"), "rb").read()
