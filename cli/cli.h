@@ -20,7 +20,12 @@ struct cli_options {
 	int n_args;
 };
 
+enum cli_index_flags {
+	CLI_INDEX_PROGRESS = 1 << 0, /* progress and a summary line */
+	CLI_INDEX_CHECK = 1 << 1, /* integrity check first (reads it all) */
+};
+
 /* Open (creating, migrating) the index and bring it up to date with the base
  * directories. `mountpoint` is left out of the base directories. */
 int cli_open_index(const struct cli_options *o, const char *mountpoint,
-		   bool progress, sqlite3 **ret_db, char ***ret_basedirs);
+		   unsigned flags, sqlite3 **ret_db, char ***ret_basedirs);

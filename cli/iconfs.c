@@ -26,14 +26,15 @@ struct command {
 };
 
 int cli_open_index(const struct cli_options *o, const char *mountpoint,
-		   bool progress, sqlite3 **ret_db, char ***ret_basedirs)
+		   unsigned flags, sqlite3 **ret_db, char ***ret_basedirs)
 {
+	bool progress = flags & CLI_INDEX_PROGRESS;
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
 	g_auto(GStrv) bases = basedirs_list(o->icon_dirs, mountpoint);
 	struct scan_stats st;
 	int r;
 
-	r = db_open(o->db, DB_CHECK, &db);
+	r = db_open(o->db, flags & CLI_INDEX_CHECK ? DB_CHECK : 0, &db);
 	if (r < 0)
 		return r;
 	r = scan_refresh(db, bases,
@@ -64,7 +65,10 @@ static int cmd_index(struct cli_options *o)
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
 	g_autofree char *mnt = default_mountpoint(o);
 
-	return cli_open_index(o, mnt, true, &db, NULL) < 0 ? 1 : 0;
+	return cli_open_index(o, mnt, CLI_INDEX_PROGRESS | CLI_INDEX_CHECK, &db,
+			      NULL) < 0 ?
+		       1 :
+		       0;
 }
 
 static int parse_int(const char *s, int min, int max, int *ret)
@@ -121,7 +125,8 @@ static int cmd_lookup(struct cli_options *o)
 		log_error("invalid size '%s'", o->args[1]);
 		return 2;
 	}
-	if (cli_open_index(o, mnt, false, &db, NULL) < 0 ||
+	/* no integrity check (it reads the whole file) for one lookup */
+	if (cli_open_index(o, mnt, 0, &db, NULL) < 0 ||
 	    lookup_new(db, &l) < 0)
 		return 2;
 	if (o->batch)

@@ -500,7 +500,10 @@ int fs_mount_main(struct cli_options *o)
 	r = mountpoint_prepare(mnt);
 	if (r < 0)
 		return r;
-	r = cli_open_index(o, mnt, isatty(STDERR_FILENO), &db, &bases);
+	r = cli_open_index(o, mnt,
+			   CLI_INDEX_CHECK |
+				   (isatty(STDERR_FILENO) ? CLI_INDEX_PROGRESS : 0),
+			   &db, &bases);
 	if (r < 0)
 		return r;
 	sqlite3_close_v2(TAKE_PTR(db));

@@ -102,7 +102,7 @@ int fs_prerender_main(struct cli_options *o)
 	if (r < 0)
 		return r;
 	(void)setpriority(PRIO_PROCESS, 0, 19);
-	r = cli_open_index(o, mnt, false, &db, &bases);
+	r = cli_open_index(o, mnt, CLI_INDEX_CHECK, &db, &bases);
 	if (r >= 0)
 		r = lookup_new(db, &l);
 	if (r >= 0)

@@ -19,7 +19,13 @@ struct lookup {
 	sqlite3_stmt *theme_get; /* name → id, inherits */
 	sqlite3_stmt *icon_in_theme;
 	sqlite3_stmt *icon_fallback;
+	sqlite3_stmt *subdirs_get;
+	sqlite3_stmt *bases_get;
 	GHashTable *chains; /* theme name → GArray of theme ids */
+	/* Cached like the chains: theme id → (relpath → struct
+	 * subdir_info), and basedir id → its position. */
+	GHashTable *subdirs;
+	GHashTable *base_pos;
 };
 
 /* CROSS JOIN keeps SQLite on the plan that fits: the few rows of one name
@@ -29,14 +35,13 @@ struct lookup {
 		{ &(l)->theme_get, "SELECT id, inherits FROM theme "            \
 				   "WHERE name = ?1 AND valid" },              \
 		{ &(l)->icon_in_theme,                                         \
-		  "SELECT s.size, s.scale, s.type, s.min_size, s.max_size, "    \
-		  "s.threshold, d.path, i.ext "                                 \
+		  "SELECT d.relpath, d.basedir_id, d.path, i.ext "              \
 		  "FROM icon i CROSS JOIN dir d ON d.listing_id = i.listing_id " \
-		  "JOIN subdir s ON s.theme_id = d.theme_id "                   \
-		  "AND s.path = d.relpath "                                     \
-		  "JOIN basedir b ON b.id = d.basedir_id "                      \
-		  "WHERE i.name = ?1 AND d.theme_id = ?2 AND d.kind = 2 "       \
-		  "ORDER BY s.pos, b.pos, i.ext" },                             \
+		  "WHERE i.name = ?1 AND d.theme_id = ?2 AND d.kind = 2" },     \
+		{ &(l)->subdirs_get,                                           \
+		  "SELECT path, pos, size, scale, type, min_size, max_size, "   \
+		  "threshold FROM subdir WHERE theme_id = ?1" },                \
+		{ &(l)->bases_get, "SELECT id, pos FROM basedir" },             \
 		{ &(l)->icon_fallback,                                         \
 		  "SELECT d.path, i.ext FROM icon i "                           \
 		  "CROSS JOIN dir d ON d.listing_id = i.listing_id "            \
@@ -54,6 +59,11 @@ int lookup_new(sqlite3 *db, struct lookup **ret)
 	l->db = db;
 	l->chains = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 					  (GDestroyNotify)g_array_unref);
+	l->subdirs = g_hash_table_new_full(g_int64_hash, g_int64_equal,
+					   g_free,
+					   (GDestroyNotify)g_hash_table_unref);
+	l->base_pos = g_hash_table_new_full(g_int64_hash, g_int64_equal,
+					    g_free, g_free);
 	r = db_prepare_all(db, stmts, ELEMENTSOF(stmts));
 	if (r < 0) {
 		lookup_free(l);
@@ -72,6 +82,8 @@ struct lookup *lookup_free(struct lookup *l)
 		db_finalize_all(stmts, ELEMENTSOF(stmts));
 	}
 	g_hash_table_destroy(l->chains);
+	g_hash_table_destroy(l->subdirs);
+	g_hash_table_destroy(l->base_pos);
 	g_free(l);
 	return NULL;
 }
@@ -79,6 +91,8 @@ struct lookup *lookup_free(struct lookup *l)
 void lookup_flush(struct lookup *l)
 {
 	g_hash_table_remove_all(l->chains);
+	g_hash_table_remove_all(l->subdirs);
+	g_hash_table_remove_all(l->base_pos);
 }
 
 int lookup_name_valid(const char *name)
@@ -183,54 +197,153 @@ static char *icon_path(const char *dir, const char *name, int ext)
 	return g_strdup_printf("%s/%s.%s", dir, name, scan_ext_name(ext));
 }
 
-/* LookupIcon: both passes over one query's rows, which come in
+struct subdir_info {
+	int pos;
+	struct subdir_size size;
+};
+
+/* A theme's subdirectories by relative path (and the base dirs' order),
+ * cached in `l`. */
+static int theme_load(struct lookup *l, long long theme_id,
+		      GHashTable **ret_subdirs)
+{
+	GHashTable *subdirs;
+	int rc;
+
+	if (g_hash_table_size(l->base_pos) == 0) {
+		while ((rc = sqlite3_step(l->bases_get)) == SQLITE_ROW)
+			g_hash_table_insert(
+				l->base_pos,
+				g_memdup2(&(gint64){ sqlite3_column_int64(
+						  l->bases_get, 0) },
+					  sizeof(gint64)),
+				g_memdup2(&(int){ sqlite3_column_int(
+						  l->bases_get, 1) },
+					  sizeof(int)));
+		(void)sqlite3_reset(l->bases_get);
+		if (rc != SQLITE_DONE)
+			return db_log_error(l->db, rc, "cannot read base dirs");
+	}
+	subdirs = g_hash_table_lookup(l->subdirs, &theme_id);
+	if (subdirs) {
+		*ret_subdirs = subdirs;
+		return 0;
+	}
+	subdirs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					g_free);
+	g_hash_table_insert(l->subdirs, g_memdup2(&theme_id, sizeof(theme_id)),
+			    subdirs);
+	sqlite3_bind_int64(l->subdirs_get, 1, theme_id);
+	while ((rc = sqlite3_step(l->subdirs_get)) == SQLITE_ROW) {
+		sqlite3_stmt *q = l->subdirs_get;
+		struct subdir_info *sd = g_new(struct subdir_info, 1);
+
+		*sd = (struct subdir_info){
+			.pos = sqlite3_column_int(q, 1),
+			.size = { .size = sqlite3_column_int(q, 2),
+				  .scale = sqlite3_column_int(q, 3),
+				  .type = sqlite3_column_int(q, 4),
+				  .min_size = sqlite3_column_int(q, 5),
+				  .max_size = sqlite3_column_int(q, 6),
+				  .threshold = sqlite3_column_int(q, 7) },
+		};
+		g_hash_table_insert(subdirs, g_strdup(db_column_str(q, 0)), sd);
+	}
+	(void)sqlite3_reset(l->subdirs_get);
+	if (rc != SQLITE_DONE) {
+		g_hash_table_remove(l->subdirs, &theme_id);
+		return db_log_error(l->db, rc, "cannot read subdirectories");
+	}
+	*ret_subdirs = subdirs;
+	return 0;
+}
+
+/* One existing file of the name in the theme. */
+struct candidate {
+	int pos, base_pos, ext;
+	const struct subdir_info *sd;
+	char *dir;
+};
+
+static int candidate_cmp(const void *a, const void *b)
+{
+	const struct candidate *x = a, *y = b;
+
+	if (x->pos != y->pos)
+		return x->pos < y->pos ? -1 : 1;
+	if (x->base_pos != y->base_pos)
+		return x->base_pos < y->base_pos ? -1 : 1;
+	return x->ext - y->ext;
+}
+
+/* LookupIcon: both passes over the theme's files of this name, in
  * subdir → base dir → extension order. */
 static int lookup_in_theme(struct lookup *l, long long theme_id,
 			   const char *name, int size, int scale,
 			   char **ret_path, int *ret_ext)
 {
 	sqlite3_stmt *q = l->icon_in_theme;
-	g_autofree char *closest = NULL;
-	int closest_ext = -1;
+	g_autoptr(GArray) cands = g_array_new(FALSE, FALSE,
+					      sizeof(struct candidate));
+	const struct candidate *best = NULL, *closest = NULL;
 	long long minimal = LLONG_MAX;
-	int rc;
+	GHashTable *subdirs = NULL;
+	int rc, r;
 
+	r = theme_load(l, theme_id, &subdirs);
+	if (r < 0)
+		return r;
 	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(q, 2, theme_id);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-		struct subdir_size d = {
-			.size = sqlite3_column_int(q, 0),
-			.scale = sqlite3_column_int(q, 1),
-			.type = sqlite3_column_int(q, 2),
-			.min_size = sqlite3_column_int(q, 3),
-			.max_size = sqlite3_column_int(q, 4),
-			.threshold = sqlite3_column_int(q, 5),
-		};
-		int ext = sqlite3_column_int(q, 7);
-		long long dist;
+		gint64 base_id = sqlite3_column_int64(q, 1);
+		const struct subdir_info *sd =
+			g_hash_table_lookup(subdirs, db_column_str(q, 0));
+		const int *bpos = g_hash_table_lookup(l->base_pos, &base_id);
+		struct candidate c;
 
-		if (dir_matches_size(&d, size, scale)) {
-			*ret_path = icon_path(db_column_str(q, 6), name, ext);
-			*ret_ext = ext;
-			(void)sqlite3_reset(q);
-			return 0;
-		}
-		dist = dir_size_distance(&d, size, scale);
-		if (dist < minimal) {
-			g_free(closest);
-			closest = icon_path(db_column_str(q, 6), name, ext);
-			closest_ext = ext;
-			minimal = dist;
-		}
+		if (!sd || !bpos)
+			continue;
+		c = (struct candidate){ sd->pos, *bpos,
+					sqlite3_column_int(q, 3), sd,
+					g_strdup(db_column_str(q, 2)) };
+		g_array_append_val(cands, c);
 	}
 	(void)sqlite3_reset(q);
 	if (rc != SQLITE_DONE)
-		return db_log_error(l->db, rc, "cannot look up icon");
-	if (!closest)
-		return -ENOENT;
-	*ret_path = g_steal_pointer(&closest);
-	*ret_ext = closest_ext;
-	return 0;
+		r = db_log_error(l->db, rc, "cannot look up icon");
+	g_array_sort(cands, candidate_cmp);
+
+	/* first pass: the first file in a directory that matches the size */
+	for (guint i = 0; r >= 0 && i < cands->len && !best; i++) {
+		const struct candidate *c =
+			&g_array_index(cands, struct candidate, i);
+
+		if (dir_matches_size(&c->sd->size, size, scale))
+			best = c;
+	}
+	/* second pass: the first file at the least distance */
+	for (guint i = 0; r >= 0 && !best && i < cands->len; i++) {
+		const struct candidate *c =
+			&g_array_index(cands, struct candidate, i);
+		long long dist = dir_size_distance(&c->sd->size, size, scale);
+
+		if (dist < minimal) {
+			minimal = dist;
+			closest = c;
+		}
+	}
+	if (!best)
+		best = closest;
+	if (r >= 0 && best) {
+		*ret_path = icon_path(best->dir, name, best->ext);
+		*ret_ext = best->ext;
+	}
+	for (guint i = 0; i < cands->len; i++)
+		g_free(g_array_index(cands, struct candidate, i).dir);
+	if (r < 0)
+		return r;
+	return best ? 0 : -ENOENT;
 }
 
 static int lookup_fallback(struct lookup *l, const char *name, char **ret_path,
