@@ -58,6 +58,8 @@ struct tree {
 	/* Listings of icon names per theme, "T" for size views and "T/svg"
 	 * for scalable/: built once, dropped by tree_flush(); lock. */
 	GHashTable *names_cache;
+	/* Built icon-theme.cache files per theme (GBytes); lock. */
+	GHashTable *icon_caches;
 };
 
 static bool kind_is_dir(enum node_kind k)
@@ -89,6 +91,8 @@ int tree_new(const char *default_theme, struct content *content,
 	t->by_ino = g_hash_table_new(g_int64_hash, g_int64_equal);
 	t->by_key = g_hash_table_new(g_str_hash, g_str_equal);
 	t->next_ino = TREE_ROOT_INO + 1;
+	t->icon_caches = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					       (GDestroyNotify)g_bytes_unref);
 	t->names_cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 					       (GDestroyNotify)g_ptr_array_unref);
 	t->root.ino = TREE_ROOT_INO;
@@ -112,6 +116,7 @@ struct tree *tree_free(struct tree *t)
 	g_hash_table_destroy(t->by_key);
 	g_hash_table_destroy(t->by_ino);
 	g_hash_table_destroy(t->names_cache);
+	g_hash_table_destroy(t->icon_caches);
 	pthread_mutex_destroy(&t->lock);
 	g_free(t->default_theme);
 	g_free(t);
@@ -338,7 +343,7 @@ static int index_theme_text(struct tree_ctx *x, const char *theme,
 
 /* The synthetic icon-theme.cache of `theme`, in step with its index.theme
  * and listings (the same sizes and the same cached name lists). */
-static int icon_cache_bytes(struct tree *t, struct tree_ctx *x,
+static int icon_cache_build(struct tree *t, struct tree_ctx *x,
 			    const char *theme, GByteArray *out)
 {
 	g_autoptr(GArray) sizes = NULL;
@@ -367,6 +372,48 @@ static int icon_cache_bytes(struct tree *t, struct tree_ctx *x,
 			g_ptr_array_add(png, names->pdata[i]);
 	iconcache_build(dirs, png, svg, out);
 	return 0;
+}
+
+/* The same, built once per theme and index generation. */
+static int icon_cache_bytes(struct tree *t, struct tree_ctx *x,
+			    const char *theme, GBytes **ret)
+{
+	GByteArray *built;
+	GBytes *bytes;
+	int r;
+
+	pthread_mutex_lock(&t->lock);
+	bytes = g_hash_table_lookup(t->icon_caches, theme);
+	if (bytes)
+		g_bytes_ref(bytes);
+	pthread_mutex_unlock(&t->lock);
+	if (bytes) {
+		*ret = bytes;
+		return 0;
+	}
+	built = g_byte_array_new();
+	r = icon_cache_build(t, x, theme, built);
+	if (r < 0) {
+		g_byte_array_unref(built);
+		return r;
+	}
+	bytes = g_byte_array_free_to_bytes(built);
+	pthread_mutex_lock(&t->lock);
+	g_hash_table_replace(t->icon_caches, g_strdup(theme),
+			     g_bytes_ref(bytes));
+	pthread_mutex_unlock(&t->lock);
+	*ret = bytes;
+	return 0;
+}
+
+void tree_warm(struct tree *t, struct tree_ctx *x)
+{
+	const char *themes[] = { t->default_theme, "hicolor" };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(themes); i++) {
+		g_autoptr(GBytes) bytes = NULL;
+		(void)icon_cache_bytes(t, x, themes[i], &bytes);
+	}
 }
 
 /* Resolve an icon file: NODE_ICON at size·scale pixels, NODE_SVG as the SVG
@@ -480,14 +527,14 @@ int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
 				 &content);
 	if (r >= 0 && (kind == NODE_INDEX_THEME || kind == NODE_ICON_CACHE)) {
 		g_autoptr(GString) text = g_string_new(NULL);
-		g_autoptr(GByteArray) cache = g_byte_array_new();
+		g_autoptr(GBytes) cache = NULL;
 
 		if (kind == NODE_INDEX_THEME) {
 			r = index_theme_text(x, theme, text);
 			content.size = text->len;
 		} else {
-			r = icon_cache_bytes(t, x, theme, cache);
-			content.size = cache->len;
+			r = icon_cache_bytes(t, x, theme, &cache);
+			content.size = r < 0 ? 0 : g_bytes_get_size(cache);
 		}
 		pthread_mutex_lock(&t->lock);
 		content.mtime = t->refreshed;
@@ -571,6 +618,7 @@ void tree_flush(struct tree *t)
 {
 	pthread_mutex_lock(&t->lock);
 	g_hash_table_remove_all(t->names_cache);
+	g_hash_table_remove_all(t->icon_caches);
 	pthread_mutex_unlock(&t->lock);
 }
 
@@ -697,11 +745,13 @@ int tree_open(struct tree *t, struct tree_ctx *x, uint64_t ino,
 		f->len = text->len;
 		f->data = g_string_free(text, FALSE);
 	} else if (v.kind == NODE_ICON_CACHE) {
-		GByteArray *cache = g_byte_array_new();
+		g_autoptr(GBytes) cache = NULL;
 
-		r = icon_cache_bytes(t, x, v.theme, cache);
-		f->len = cache->len;
-		f->data = g_byte_array_free(cache, FALSE);
+		r = icon_cache_bytes(t, x, v.theme, &cache);
+		if (r >= 0) {
+			f->data = g_memdup2(g_bytes_get_data(cache, &f->len),
+					    g_bytes_get_size(cache));
+		}
 	} else if (kind_is_dir(v.kind)) {
 		r = -EISDIR;
 	} else if (ic.native) {
@@ -833,6 +883,7 @@ void tree_collect_invalidations(struct tree *t, GHashTable *names, bool all,
 
 	pthread_mutex_lock(&t->lock);
 	g_hash_table_remove_all(t->names_cache);
+	g_hash_table_remove_all(t->icon_caches);
 	g_hash_table_iter_init(&it, t->by_key);
 	while (g_hash_table_iter_next(&it, NULL, (void **)&n)) {
 		/* Directories and the synthetic index.theme and cache follow

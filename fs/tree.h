@@ -70,6 +70,10 @@ int tree_getxattr(struct tree *t, uint64_t ino, const char *name,
 /* NUL-separated names, as listxattr(2) returns them. */
 int tree_listxattr(struct tree *t, uint64_t ino, GString *out);
 
+/* Build the default theme's and hicolor's listings and icon-theme.cache
+ * ahead of the first toolkit that asks (the first costs a lookup per name). */
+void tree_warm(struct tree *t, struct tree_ctx *x);
+
 /* After the index changed: drop cached listings, and date directories. */
 void tree_flush(struct tree *t);
 

@@ -189,6 +189,16 @@ static void watch_evict(struct watch *w)
 	tree_inval_clear(invals);
 }
 
+static void watch_warm(struct watch *w)
+{
+	struct tree_ctx x = { .db = w->db };
+
+	if (lookup_new(w->db, &x.l) < 0)
+		return;
+	tree_warm(w->tree, &x);
+	lookup_free(x.l);
+}
+
 static void watch_refresh(struct watch *w)
 {
 	g_autoptr(GHashTable) names = g_hash_table_new_full(
@@ -233,6 +243,7 @@ static void watch_refresh(struct watch *w)
 	tree_flush(w->tree);
 	watch_drop_renders(w);
 	watch_arm(w);
+	watch_warm(w);
 }
 
 static void *watch_main(void *arg)
@@ -241,9 +252,11 @@ static void *watch_main(void *arg)
 	long long first = -1, last = 0, next_check = now_ms() + WATCH_SAFETY_MS;
 	long long next_evict = now_ms() + WATCH_EVICT_MS;
 
-	/* Arm first, then catch what changed since the mount's own refresh. */
+	/* Arm first, then catch what changed since the mount's own refresh,
+	 * then prepare what the first toolkit will read. */
 	watch_arm(w);
 	watch_refresh(w);
+	watch_warm(w);
 	for (;;) {
 		struct pollfd pfd[2] = {
 			{ .fd = w->stop_pipe[0], .events = POLLIN },
