@@ -54,6 +54,9 @@ struct tree {
 	GHashTable *by_key; /* key → node; lock */
 	uint64_t next_ino; /* lock */
 	uint64_t clock; /* ticks on every use of a node; lock */
+	/* Bumped whenever the index changed (tree_collect_invalidations,
+	 * tree_flush): what was built from an older index is not kept. */
+	uint64_t generation; /* lock */
 	struct node root;
 	/* Listings of icon names per theme, "T" for size views and "T/svg"
 	 * for scalable/: built once, dropped by tree_flush(); lock. */
@@ -382,7 +385,10 @@ static int icon_cache_bytes(struct tree *t, struct tree_ctx *x,
 	GBytes *bytes;
 	int r;
 
+	uint64_t gen;
+
 	pthread_mutex_lock(&t->lock);
+	gen = t->generation;
 	bytes = g_hash_table_lookup(t->icon_caches, theme);
 	if (bytes)
 		g_bytes_ref(bytes);
@@ -399,8 +405,9 @@ static int icon_cache_bytes(struct tree *t, struct tree_ctx *x,
 	}
 	bytes = g_byte_array_free_to_bytes(built);
 	pthread_mutex_lock(&t->lock);
-	g_hash_table_replace(t->icon_caches, g_strdup(theme),
-			     g_bytes_ref(bytes));
+	if (t->generation == gen)
+		g_hash_table_replace(t->icon_caches, g_strdup(theme),
+				     g_bytes_ref(bytes));
 	pthread_mutex_unlock(&t->lock);
 	*ret = bytes;
 	return 0;
@@ -577,7 +584,10 @@ static int theme_names(struct tree *t, struct tree_ctx *x, const char *theme,
 	GPtrArray *names;
 	int r;
 
+	uint64_t gen;
+
 	pthread_mutex_lock(&t->lock);
+	gen = t->generation;
 	names = g_hash_table_lookup(t->names_cache, key);
 	if (names)
 		g_ptr_array_ref(names);
@@ -607,8 +617,9 @@ static int theme_names(struct tree *t, struct tree_ctx *x, const char *theme,
 		g_ptr_array_unref(all);
 	}
 	pthread_mutex_lock(&t->lock);
-	g_hash_table_replace(t->names_cache, g_steal_pointer(&key),
-			     g_ptr_array_ref(names));
+	if (t->generation == gen)
+		g_hash_table_replace(t->names_cache, g_steal_pointer(&key),
+				     g_ptr_array_ref(names));
 	pthread_mutex_unlock(&t->lock);
 	*ret = names;
 	return 0;
@@ -617,6 +628,7 @@ static int theme_names(struct tree *t, struct tree_ctx *x, const char *theme,
 void tree_flush(struct tree *t)
 {
 	pthread_mutex_lock(&t->lock);
+	t->generation++;
 	g_hash_table_remove_all(t->names_cache);
 	g_hash_table_remove_all(t->icon_caches);
 	pthread_mutex_unlock(&t->lock);
@@ -643,8 +655,36 @@ static int list_icons(struct tree *t, struct tree_ctx *x,
 	return 0;
 }
 
+static int tree_list_once(struct tree *t, struct tree_ctx *x, uint64_t ino,
+			  struct tree_listing **ret);
+
+static uint64_t tree_generation(struct tree *t)
+{
+	uint64_t gen;
+
+	pthread_mutex_lock(&t->lock);
+	gen = t->generation;
+	pthread_mutex_unlock(&t->lock);
+	return gen;
+}
+
+/* A listing built while the index changed under it is built again: the
+ * kernel caches what it gets, and the invalidation may already be past. */
 int tree_list(struct tree *t, struct tree_ctx *x, uint64_t ino,
 	      struct tree_listing **ret)
+{
+	for (int tries = 0;; tries++) {
+		uint64_t gen = tree_generation(t);
+		int r = tree_list_once(t, x, ino, ret);
+
+		if (r < 0 || tree_generation(t) == gen || tries == 8)
+			return r;
+		tree_listing_free(*ret);
+	}
+}
+
+static int tree_list_once(struct tree *t, struct tree_ctx *x, uint64_t ino,
+			  struct tree_listing **ret)
 {
 	struct tree_listing *ls = g_new0(struct tree_listing, 1);
 	struct node_view v = { 0 };
@@ -882,6 +922,7 @@ void tree_collect_invalidations(struct tree *t, GHashTable *names, bool all,
 	const char *name;
 
 	pthread_mutex_lock(&t->lock);
+	t->generation++;
 	g_hash_table_remove_all(t->names_cache);
 	g_hash_table_remove_all(t->icon_caches);
 	g_hash_table_iter_init(&it, t->by_key);

@@ -71,7 +71,9 @@ int tree_getxattr(struct tree *t, uint64_t ino, const char *name,
 int tree_listxattr(struct tree *t, uint64_t ino, GString *out);
 
 /* Build the default theme's and hicolor's listings and icon-theme.cache
- * ahead of the first toolkit that asks (the first costs a lookup per name). */
+ * ahead of the first toolkit that asks (the first costs a lookup per name).
+ * Done once after mounting: after a change the first reader rebuilds them,
+ * so that a rebuild never delays the next refresh. */
 void tree_warm(struct tree *t, struct tree_ctx *x);
 
 /* After the index changed: drop cached listings, and date directories. */

@@ -243,7 +243,6 @@ static void watch_refresh(struct watch *w)
 	tree_flush(w->tree);
 	watch_drop_renders(w);
 	watch_arm(w);
-	watch_warm(w);
 }
 
 static void *watch_main(void *arg)
