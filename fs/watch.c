@@ -288,7 +288,9 @@ static void *watch_main(void *arg)
 			if (first < 0)
 				first = now;
 			last = now;
-			continue;
+			/* a steady stream of changes still gets refreshes */
+			if (now < first + WATCH_MAX_DELAY_MS)
+				continue;
 		}
 		/* quiet long enough, held back long enough, or a periodic
 		 * stamp check */

@@ -147,6 +147,25 @@ try:
         write(os.path.join(late, "late-one.svg"), svg("red"))
         wait("base directory appearing later", lambda: os.path.exists(f16("late-one")))
 
+        # a steady stream of changes (one every 10 ms, never quiet) still
+        # lets every change through
+        stream_stop = threading.Event()
+
+        def stream():
+            i = 0
+            while not stream_stop.is_set():
+                write(os.path.join(live, "scalable", f"stream-{i % 20}.svg"), svg("red"))
+                i += 1
+                time.sleep(0.01)
+        streamer = threading.Thread(target=stream)
+        streamer.start()
+        time.sleep(1.0)
+        check(not os.path.exists(f16("marker")), "marker absent at first")
+        write(os.path.join(live, "scalable", "marker.svg"), svg("red"))
+        wait("change during a steady stream", lambda: os.path.exists(f16("marker")))
+        stream_stop.set()
+        streamer.join()
+
         # a burst of 10,000 icons while a reader keeps reading
         stalls = []
         stop = threading.Event()
