@@ -382,6 +382,22 @@ static long long dir_listing_id(struct scanner *s, long long id)
 	return sqlite3_column_int64(q, 0);
 }
 
+/* A directory row that lists nothing (gone, or leading outside): its old
+ * names changed. */
+static int dir_detach(struct scanner *s, long long id, long long listing_id,
+		      struct stamp stamp)
+{
+	int r;
+
+	changed_names_of(s, listing_id);
+	sqlite3_bind_null(s->dir_set_listing, 1);
+	sqlite3_bind_int64(s->dir_set_listing, 2, id);
+	r = step_done(s, s->dir_set_listing);
+	if (r < 0)
+		return r;
+	return dir_set_stamp(s, id, stamp);
+}
+
 static int dir_refresh(struct scanner *s, long long id, struct stamp old,
 		       const char *path)
 {
@@ -393,14 +409,8 @@ static int dir_refresh(struct scanner *s, long long id, struct stamp old,
 	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		if (stamp_eq(old, stamp_missing))
 			return 0;
-		changed_names_of(s, before);
-		sqlite3_bind_null(s->dir_set_listing, 1);
-		sqlite3_bind_int64(s->dir_set_listing, 2, id);
-		r = step_done(s, s->dir_set_listing);
-		if (r < 0)
-			return r;
 		s->stats.changed = true;
-		return dir_set_stamp(s, id, stamp_missing);
+		return dir_detach(s, id, before, stamp_missing);
 	}
 	now = stamp_of(&st);
 	if (stamp_eq(now, old))
@@ -410,13 +420,7 @@ static int dir_refresh(struct scanner *s, long long id, struct stamp old,
 		s->stats.problems++;
 		log_warning("'%s' leads outside the icon directories, skipped",
 			    path);
-		changed_names_of(s, before);
-		sqlite3_bind_null(s->dir_set_listing, 1);
-		sqlite3_bind_int64(s->dir_set_listing, 2, id);
-		r = step_done(s, s->dir_set_listing);
-		if (r < 0)
-			return r;
-		return dir_set_stamp(s, id, now);
+		return dir_detach(s, id, before, now);
 	}
 	r = dir_attach_listing(s, id, path, &st);
 	if (r < 0)

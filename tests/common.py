@@ -73,6 +73,15 @@ def lookup_batch(db, bases, theme, queries, scale=1):
     return [o or None for o in out]
 
 
+def errno_of(fn):
+    """The errno fn() fails with, 0 when it succeeds."""
+    try:
+        fn()
+    except OSError as e:
+        return e.errno
+    return 0
+
+
 def is_symbolic(name):
     """Names served only as SVG under icons/ (fs/view.c)."""
     return name.endswith("-symbolic") or name.endswith("-symbolic.symbolic")

@@ -10,7 +10,7 @@ import stat
 import subprocess
 
 from spec_reference import Spec
-from common import (REAL_BASES, is_symbolic, check, check_eq, finish, lookup_batch, mounted,
+from common import (errno_of, REAL_BASES, is_symbolic, check, check_eq, finish, lookup_batch, mounted,
                     need_theme, png_size, shared_db)
 
 THEMES = ["Papirus", "breeze", "Adwaita", "oxygen"]
@@ -24,14 +24,6 @@ def names_of(theme):
     for root, _, files in os.walk(f"/usr/share/icons/{theme}", followlinks=True):
         out.update(f.rsplit(".", 1)[0] for f in files if f.endswith((".png", ".svg")))
     return sorted(out)
-
-
-def errno_of(fn):
-    try:
-        fn()
-    except OSError as e:
-        return e.errno
-    return 0
 
 
 with mounted(db, REAL_BASES, theme="Papirus") as mnt:

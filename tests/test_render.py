@@ -13,7 +13,7 @@ import tempfile
 import time
 import zlib
 
-from common import check, check_eq, counters, finish, mounted, png_size, run
+from common import errno_of, check, check_eq, counters, finish, mounted, png_size, run
 from hostile_svgs import write_corpus
 
 DEADLINE = 5.0  # RENDER_DEADLINE_MS
@@ -37,14 +37,6 @@ def write(path, data):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "wb") as f:
         f.write(data)
-
-
-def errno_of(fn):
-    try:
-        fn()
-    except OSError as e:
-        return e.errno
-    return 0
 
 
 tmp = tempfile.mkdtemp(prefix="iconfs-render-")
