@@ -9,23 +9,23 @@
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 
-#define _cleanup_(f) __attribute__((cleanup(f)))
-#define _unused_ __attribute__((unused))
+#define _cleanup_(f)   __attribute__((cleanup(f)))
+#define _unused_       __attribute__((unused))
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
 
 /* Take ownership of a pointer: return it and leave NULL behind. */
-#define TAKE_PTR(p)                                                            \
-	({                                                                     \
-		__typeof__(p) _ptr_ = (p);                                     \
-		(p) = NULL;                                                    \
-		_ptr_;                                                         \
+#define TAKE_PTR(p)                        \
+	({                                 \
+		__typeof__(p) _ptr_ = (p); \
+		(p) = NULL;                \
+		_ptr_;                     \
 	})
 
-#define TAKE_FD(fd)                                                            \
-	({                                                                     \
-		int _fd_ = (fd);                                               \
-		(fd) = -1;                                                     \
-		_fd_;                                                          \
+#define TAKE_FD(fd)              \
+	({                       \
+		int _fd_ = (fd); \
+		(fd) = -1;       \
+		_fd_;            \
 	})
 
 static inline void freep(void *p)

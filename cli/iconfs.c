@@ -37,10 +37,11 @@ int cli_open_index(const struct cli_options *o, const char *mountpoint,
 	r = db_open(o->db, flags & CLI_INDEX_CHECK ? DB_CHECK : 0, &db);
 	if (r < 0)
 		return r;
-	r = scan_refresh(db, bases,
-			 (progress ? SCAN_COUNT : 0) |
-				 (progress && isatty(STDERR_FILENO) ? SCAN_PROGRESS : 0),
-			 &st, NULL);
+	r = scan_refresh(
+		db, bases,
+		(progress ? SCAN_COUNT : 0) |
+			(progress && isatty(STDERR_FILENO) ? SCAN_PROGRESS : 0),
+		&st, NULL);
 	if (r < 0)
 		return r;
 	if (progress)
@@ -56,8 +57,8 @@ int cli_open_index(const struct cli_options *o, const char *mountpoint,
 
 static char *default_mountpoint(const struct cli_options *o)
 {
-	return o->mountpoint ? g_strdup(o->mountpoint) :
-			       basedirs_default_mountpoint();
+	return o->mountpoint ? g_strdup(o->mountpoint)
+			     : basedirs_default_mountpoint();
 }
 
 static int cmd_index(struct cli_options *o)
@@ -66,9 +67,9 @@ static int cmd_index(struct cli_options *o)
 	g_autofree char *mnt = default_mountpoint(o);
 
 	return cli_open_index(o, mnt, CLI_INDEX_PROGRESS | CLI_INDEX_CHECK, &db,
-			      NULL) < 0 ?
-		       1 :
-		       0;
+			      NULL) < 0
+		       ? 1
+		       : 0;
 }
 
 static int parse_int(const char *s, int min, int max, int *ret)
@@ -95,9 +96,11 @@ static int lookup_batch(struct lookup *l, const char *theme, int scale)
 		g_autofree char *path = NULL;
 		int size, sc = scale, ext;
 
-		if (g_strv_length(f) < 2 || parse_int(f[1], 1, 65536, &size) < 0 ||
+		if (g_strv_length(f) < 2 ||
+		    parse_int(f[1], 1, 65536, &size) < 0 ||
 		    (f[2] && parse_int(f[2], 1, 3, &sc) < 0)) {
-			log_error("invalid query '%s' (NAME SIZE [SCALE])", line);
+			log_error("invalid query '%s' (NAME SIZE [SCALE])",
+				  line);
 			return 2;
 		}
 		if (lookup_icon(l, theme, f[0], size, sc, &path, &ext) < 0)
@@ -126,8 +129,7 @@ static int cmd_lookup(struct cli_options *o)
 		return 2;
 	}
 	/* no integrity check (it reads the whole file) for one lookup */
-	if (cli_open_index(o, mnt, 0, &db, NULL) < 0 ||
-	    lookup_new(db, &l) < 0)
+	if (cli_open_index(o, mnt, 0, &db, NULL) < 0 || lookup_new(db, &l) < 0)
 		return 2;
 	if (o->batch)
 		return lookup_batch(l, theme, o->scale);
@@ -172,7 +174,8 @@ static const struct command commands[] = {
 	{ "lookup",
 	  "[--db FILE] [--icon-dirs ...] [--theme T] [--scale S] NAME SIZE",
 	  "print the resolved source file; exit 1 if none", cmd_lookup, 0, 2 },
-	{ "mount", "[--db FILE] [--icon-dirs ...] [--theme T] [-f] [MOUNTPOINT]",
+	{ "mount",
+	  "[--db FILE] [--icon-dirs ...] [--theme T] [-f] [MOUNTPOINT]",
 	  "serve the flattened icon tree", cmd_mount, 0, 1 },
 	{ "render", "[--db FILE] [--theme T] [--sizes 16,24,32,48]",
 	  "pre-render into the blob table", cmd_render, 0, 0 },
@@ -185,9 +188,10 @@ static const struct command commands[] = {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: iconfs COMMAND [OPTIONS]\n\n"
-		   "A read-only FUSE filesystem of the installed icon themes.\n\n"
-		   "commands:\n");
+	fprintf(f,
+		"usage: iconfs COMMAND [OPTIONS]\n\n"
+		"A read-only FUSE filesystem of the installed icon themes.\n\n"
+		"commands:\n");
 	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
 		if (commands[i].summary)
 			fprintf(f, "  %-8s %s\n", commands[i].name,

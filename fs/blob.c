@@ -27,8 +27,8 @@ int blob_get(sqlite3 *db, const struct blob_key *k, void **ret_data,
 	r = db_prepare(db,
 		       ret_data ? "SELECT src_ino, src_size, src_mtime_ns, "
 				  "status, bytes, used, data FROM blob "
-				  "WHERE source = ?1 AND px = ?2" :
-				  "SELECT src_ino, src_size, src_mtime_ns, "
+				  "WHERE source = ?1 AND px = ?2"
+				: "SELECT src_ino, src_size, src_mtime_ns, "
 				  "status, bytes, used FROM blob "
 				  "WHERE source = ?1 AND px = ?2",
 		       &s);

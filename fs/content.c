@@ -36,8 +36,8 @@ struct content {
 	pthread_mutex_t write_lock;
 };
 
-int content_new(char *const *basedirs, unsigned workers,
-		unsigned deadline_ms, long long budget, struct content **ret)
+int content_new(char *const *basedirs, unsigned workers, unsigned deadline_ms,
+		long long budget, struct content **ret)
 {
 	struct content *c = g_new0(struct content, 1);
 	int r;
@@ -47,8 +47,8 @@ int content_new(char *const *basedirs, unsigned workers,
 	c->budget = budget;
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_mutex_init(&c->write_lock, NULL);
-	c->inflight = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-					    NULL);
+	c->inflight =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	r = render_pool_new(workers, deadline_ms, &c->pool);
 	if (r < 0) {
 		content_free(c);
@@ -229,8 +229,8 @@ static int content_render(struct content *c, sqlite3 *db, int fd,
 	g_hash_table_insert(c->inflight, g_strdup(key), inf);
 	pthread_mutex_unlock(&c->lock);
 
-	r = k->size > RASTER_SOURCE_MAX ? -EFBIG :
-					  read_fd(fd, (size_t)k->size, &src);
+	r = k->size > RASTER_SOURCE_MAX ? -EFBIG
+					: read_fd(fd, (size_t)k->size, &src);
 	if (r >= 0) {
 		atomic_fetch_add(&c->counters.renders, 1);
 		r = render_pool_render(c->pool, src, (size_t)k->size, ext,
@@ -254,9 +254,10 @@ static int content_render(struct content *c, sqlite3 *db, int fd,
 
 		/* a full disk fails every write: say so now and then */
 		if ((n & (n - 1)) == 0)
-			log_warning_errno(w, "cannot store rendered '%s': %m, "
-					     "serving without caching (%llu "
-					     "times so far)",
+			log_warning_errno(w,
+					  "cannot store rendered '%s': %m, "
+					  "serving without caching (%llu "
+					  "times so far)",
 					  k->source, n);
 	}
 
@@ -276,8 +277,8 @@ static int content_render(struct content *c, sqlite3 *db, int fd,
 	return 0;
 }
 
-static int content_open_key(struct content *c, const char *source,
-			    unsigned px, struct blob_key *k, char **ret_real,
+static int content_open_key(struct content *c, const char *source, unsigned px,
+			    struct blob_key *k, char **ret_real,
 			    struct stat *st)
 {
 	_cleanup_free_ char *real = NULL;
@@ -298,8 +299,8 @@ static int content_open_key(struct content *c, const char *source,
 	return fd;
 }
 
-int content_resolve(struct content *c, sqlite3 *db, const char *source,
-		    int ext, unsigned px, struct icon_content *ret)
+int content_resolve(struct content *c, sqlite3 *db, const char *source, int ext,
+		    unsigned px, struct icon_content *ret)
 {
 	_cleanup_free_ char *real = NULL;
 	_cleanup_close_ int fd = -1;

@@ -64,7 +64,8 @@ static struct tree_ctx *fs_ctx(struct fs *fs)
 		return x;
 	}
 	x = g_new0(struct tree_ctx, 1);
-	if (db_open(fs->db_path, 0, &x->db) < 0 || lookup_new(x->db, &x->l) < 0) {
+	if (db_open(fs->db_path, 0, &x->db) < 0 ||
+	    lookup_new(x->db, &x->l) < 0) {
 		ctx_free(x);
 		return NULL;
 	}
@@ -188,9 +189,8 @@ static void fs_readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size,
 			struct fuse_entry_param e = { 0 };
 			e.attr.st_ino = (ino_t)(i + 2);
 			e.attr.st_mode = type == DT_DIR ? S_IFDIR : S_IFREG;
-			n = fuse_add_direntry_plus(req, buf + used,
-						   size - used, name, &e,
-						   i + 1);
+			n = fuse_add_direntry_plus(req, buf + used, size - used,
+						   name, &e, i + 1);
 		} else {
 			struct stat st = { 0 };
 			st.st_ino = (ino_t)(i + 2);
@@ -383,8 +383,8 @@ static void fs_removexattr(fuse_req_t req, fuse_ino_t ino, const char *name)
 	fuse_reply_err(req, EROFS);
 }
 
-static void fs_fallocate(fuse_req_t req, fuse_ino_t ino, int mode,
-			 off_t offset, off_t length, struct fuse_file_info *fi)
+static void fs_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
+			 off_t length, struct fuse_file_info *fi)
 {
 	(void)ino, (void)mode, (void)offset, (void)length, (void)fi;
 	fuse_reply_err(req, EROFS);
@@ -451,8 +451,7 @@ static int run_fusermount(const char *opt, const char *mountpoint)
 int fs_umount(const char *mountpoint)
 {
 	if (run_fusermount("-u", mountpoint) < 0)
-		return log_error_errno(-EIO, "cannot unmount '%s'",
-				       mountpoint);
+		return log_error_errno(-EIO, "cannot unmount '%s'", mountpoint);
 	return 0;
 }
 
@@ -470,16 +469,16 @@ static int mountpoint_prepare(const char *mnt)
 					       mnt);
 	}
 	if (g_mkdir_with_parents(mnt, 0700) < 0)
-		return log_error_errno(-errno, "cannot create mountpoint '%s': %m",
-				       mnt);
+		return log_error_errno(
+			-errno, "cannot create mountpoint '%s': %m", mnt);
 	return 0;
 }
 
 int fs_mount_main(struct cli_options *o)
 {
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
-	g_autofree char *mnt = o->mountpoint ? g_strdup(o->mountpoint) :
-					       basedirs_default_mountpoint();
+	g_autofree char *mnt = o->mountpoint ? g_strdup(o->mountpoint)
+					     : basedirs_default_mountpoint();
 	g_autofree char *theme = basedirs_default_theme(o->theme);
 	g_auto(GStrv) bases = NULL;
 	char *argv[] = { "iconfs", "-o",
@@ -500,10 +499,11 @@ int fs_mount_main(struct cli_options *o)
 	r = mountpoint_prepare(mnt);
 	if (r < 0)
 		return r;
-	r = cli_open_index(o, mnt,
-			   CLI_INDEX_CHECK |
-				   (isatty(STDERR_FILENO) ? CLI_INDEX_PROGRESS : 0),
-			   &db, &bases);
+	r = cli_open_index(
+		o, mnt,
+		CLI_INDEX_CHECK |
+			(isatty(STDERR_FILENO) ? CLI_INDEX_PROGRESS : 0),
+		&db, &bases);
 	if (r < 0)
 		return r;
 	sqlite3_close_v2(TAKE_PTR(db));
@@ -565,8 +565,8 @@ static void print_count(sqlite3 *db, const char *label, const char *sql)
 int fs_status_print(struct cli_options *o)
 {
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
-	g_autofree char *mnt = o->n_args > 0 ? g_strdup(o->args[0]) :
-					       basedirs_default_mountpoint();
+	g_autofree char *mnt = o->n_args > 0 ? g_strdup(o->args[0])
+					     : basedirs_default_mountpoint();
 	g_autofree char *theme = basedirs_default_theme(o->theme);
 	char counters[2048];
 	struct stat st;

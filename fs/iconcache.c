@@ -12,7 +12,7 @@
 
 #define SUFFIX_SVG 2
 #define SUFFIX_PNG 4
-#define NONE 0xffffffffu
+#define NONE	   0xffffffffu
 
 /* The hash GTK uses: h = h * 31 + c over signed chars. */
 static guint32 cache_hash(const char *s)
@@ -79,8 +79,10 @@ static guint32 append_images(GByteArray *b, guint first, guint last,
 void iconcache_build(GPtrArray *dirs, GPtrArray *names, GPtrArray *svg_names,
 		     GByteArray *b)
 {
-	g_autoptr(GHashTable) in_svg = g_hash_table_new(g_str_hash, g_str_equal);
-	g_autoptr(GHashTable) in_png = g_hash_table_new(g_str_hash, g_str_equal);
+	g_autoptr(GHashTable) in_svg =
+		g_hash_table_new(g_str_hash, g_str_equal);
+	g_autoptr(GHashTable) in_png =
+		g_hash_table_new(g_str_hash, g_str_equal);
 	g_autoptr(GPtrArray) all = g_ptr_array_new();
 	guint scalable = dirs->len - 1;
 	guint32 hash_off, dirs_off, n_buckets, icons_off, list_png, list_both,
@@ -127,8 +129,10 @@ void iconcache_build(GPtrArray *dirs, GPtrArray *names, GPtrArray *svg_names,
 		put32(b, icon, heads[bucket]);
 		heads[bucket] = icon;
 		put32(b, icon + 4, append_str(b, name));
-		put32(b, icon + 8, png && svg ? list_both : png ? list_png :
-								list_svg);
+		put32(b, icon + 8,
+		      png && svg ? list_both
+		      : png	 ? list_png
+				 : list_svg);
 	}
 	for (guint i = 0; i < n_buckets; i++)
 		put32(b, hash_off + 4 + 4 * i, heads[i]);

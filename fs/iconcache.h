@@ -8,6 +8,7 @@
 
 /* `dirs`: directory names in cache order, the last one "scalable".
  * `names`: the names in every size directory (as PNG), sorted; `svg_names`:
- * the names in scalable/ (as SVG), sorted. The cache replaces the contents of `out`. */
+ * the names in scalable/ (as SVG), sorted. The cache replaces the contents of
+ * `out`. */
 void iconcache_build(GPtrArray *dirs, GPtrArray *names, GPtrArray *svg_names,
 		     GByteArray *out);

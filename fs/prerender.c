@@ -43,9 +43,8 @@ static int parse_sizes(const char *s, GArray **ret)
 		if (view_parse_flat_dir(g_strstrip(*p), &size, &scale) < 0 ||
 		    scale != 1) {
 			g_array_unref(sizes);
-			return log_error_errno(-EINVAL,
-					       "invalid size '%s' (1 to 1024)",
-					       *p);
+			return log_error_errno(
+				-EINVAL, "invalid size '%s' (1 to 1024)", *p);
 		}
 		g_array_append_val(sizes, size);
 	}
@@ -78,8 +77,8 @@ static void *prerender_thread(void *arg)
 		icon_content_clear(&ic);
 		done = atomic_fetch_add(&p->done, 1) + 1;
 		if (p->tty && (done % 64 == 0 || done == total))
-			fprintf(stderr, "\r\033[Krendering %s: %lu/%lu", p->theme,
-				done, total);
+			fprintf(stderr, "\r\033[Krendering %s: %lu/%lu",
+				p->theme, done, total);
 	}
 	return NULL;
 }
@@ -117,7 +116,8 @@ int fs_prerender_main(struct cli_options *o)
 	p.tty = isatty(STDERR_FILENO);
 
 	for (int i = 0; i < n_threads; i++)
-		if (pthread_create(&threads[i], NULL, prerender_thread, &p) != 0)
+		if (pthread_create(&threads[i], NULL, prerender_thread, &p) !=
+		    0)
 			n_threads = i;
 	for (int i = 0; i < n_threads; i++)
 		(void)pthread_join(threads[i], NULL);
@@ -129,8 +129,8 @@ int fs_prerender_main(struct cli_options *o)
 	       "%llu native, %lu failed\n",
 	       theme, names->len, sizes->len,
 	       (unsigned long long)(c->renders - c->render_failures),
-	       (unsigned long long)c->blob_hits,
-	       (unsigned long long)c->native, (unsigned long)p.failed);
+	       (unsigned long long)c->blob_hits, (unsigned long long)c->native,
+	       (unsigned long)p.failed);
 	content_free(p.content);
 	return p.failed ? -EIO : 0;
 }

@@ -70,7 +70,8 @@ int raster_encode_png(const uint8_t *rgba, unsigned width, unsigned height,
 		     PNG_FILTER_TYPE_DEFAULT);
 	png_write_info(png, info);
 	for (unsigned y = 0; y < height; y++)
-		png_write_row(png, (png_const_bytep)(rgba + (size_t)y * width * 4));
+		png_write_row(png,
+			      (png_const_bytep)(rgba + (size_t)y * width * 4));
 	png_write_end(png, info);
 	png_destroy_write_struct(&png, &info);
 	if (b.failed) {
@@ -85,8 +86,8 @@ int raster_encode_png(const uint8_t *rgba, unsigned width, unsigned height,
 int raster_png_size(const void *data, size_t len, unsigned *ret_w,
 		    unsigned *ret_h)
 {
-	static const uint8_t sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a,
-					'\n' };
+	static const uint8_t sig[8] = { 0x89, 'P',  'N',  'G',
+					'\r', '\n', 0x1a, '\n' };
 	const uint8_t *p = data;
 
 	if (len < 24 || memcmp(p, sig, 8) != 0 || memcmp(p + 12, "IHDR", 4))
@@ -113,7 +114,8 @@ static void unpremultiply(const uint8_t *src, int stride, unsigned px,
 			  uint8_t *dst)
 {
 	for (unsigned y = 0; y < px; y++) {
-		const uint32_t *row = (const uint32_t *)(src + (size_t)y * stride);
+		const uint32_t *row =
+			(const uint32_t *)(src + (size_t)y * stride);
 		for (unsigned x = 0; x < px; x++) {
 			uint32_t v = row[x];
 			unsigned a = v >> 24, r = (v >> 16) & 0xff,
@@ -147,14 +149,14 @@ static bool svg_self_contained(const char *data, size_t len)
 		const char *v = p + 4;
 
 		p = v;
-		while (v < end && (*v == ' ' || *v == '\t' || *v == '\n' ||
-				   *v == '\r'))
+		while (v < end &&
+		       (*v == ' ' || *v == '\t' || *v == '\n' || *v == '\r'))
 			v++;
 		if (v >= end || *v != '=')
 			continue;
 		v++;
-		while (v < end && (*v == ' ' || *v == '\t' || *v == '\n' ||
-				   *v == '\r'))
+		while (v < end &&
+		       (*v == ' ' || *v == '\t' || *v == '\n' || *v == '\r'))
 			v++;
 		if (v < end && (*v == '"' || *v == '\''))
 			v++;
@@ -167,8 +169,7 @@ static bool svg_self_contained(const char *data, size_t len)
 	return true;
 }
 
-static int raster_svg(const void *data, size_t len, unsigned px,
-		      uint8_t *rgba)
+static int raster_svg(const void *data, size_t len, unsigned px, uint8_t *rgba)
 {
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GObject) obj = NULL;
@@ -216,7 +217,8 @@ static int raster_svg(const void *data, size_t len, unsigned px,
 	cairo_surface_flush(surface);
 	if (ok)
 		unpremultiply(cairo_image_surface_get_data(surface),
-			      cairo_image_surface_get_stride(surface), px, rgba);
+			      cairo_image_surface_get_stride(surface), px,
+			      rgba);
 	cairo_surface_destroy(surface);
 	if (!ok)
 		return log_debug_errno(-EINVAL, "cannot render SVG: %s",
@@ -250,9 +252,9 @@ static int raster_bitmap(const void *data, size_t len, unsigned px,
 		w = 1;
 	if (h < 1)
 		h = 1;
-	rgba_src = gdk_pixbuf_get_has_alpha(src) ?
-			   g_object_ref(src) :
-			   gdk_pixbuf_add_alpha(src, FALSE, 0, 0, 0);
+	rgba_src = gdk_pixbuf_get_has_alpha(src)
+			   ? g_object_ref(src)
+			   : gdk_pixbuf_add_alpha(src, FALSE, 0, 0, 0);
 	scaled = gdk_pixbuf_scale_simple(rgba_src, (int)(w + 0.5),
 					 (int)(h + 0.5), GDK_INTERP_HYPER);
 	g_object_unref(rgba_src);

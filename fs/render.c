@@ -21,9 +21,9 @@
 extern char **environ;
 
 /* Limits of one worker process. */
-#define WORKER_AS_LIMIT (768ULL * 1024 * 1024)
+#define WORKER_AS_LIMIT	 (768ULL * 1024 * 1024)
 #define WORKER_CPU_LIMIT 600 /* seconds over its life; then it is replaced */
-#define WORKER_FD 3
+#define WORKER_FD	 3
 
 struct worker {
 	pid_t pid;

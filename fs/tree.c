@@ -14,22 +14,22 @@
 
 enum node_kind {
 	NODE_ROOT,
-	NODE_ICONS, /* icons/ */
-	NODE_THEME, /* icons/<Theme>/ */
-	NODE_SIZEDIR, /* icons/<Theme>/<N>x<N>[@2]/ */
-	NODE_SCALABLE, /* icons/<Theme>/scalable/ */
-	NODE_FLATDIR, /* <N>[@S]/ */
-	NODE_ICON, /* a .png in a size dir */
-	NODE_SVG, /* a .svg in scalable/ */
+	NODE_ICONS,	  /* icons/ */
+	NODE_THEME,	  /* icons/<Theme>/ */
+	NODE_SIZEDIR,	  /* icons/<Theme>/<N>x<N>[@2]/ */
+	NODE_SCALABLE,	  /* icons/<Theme>/scalable/ */
+	NODE_FLATDIR,	  /* <N>[@S]/ */
+	NODE_ICON,	  /* a .png in a size dir */
+	NODE_SVG,	  /* a .svg in scalable/ */
 	NODE_INDEX_THEME, /* icons/<Theme>/index.theme */
-	NODE_ICON_CACHE, /* icons/<Theme>/icon-theme.cache */
+	NODE_ICON_CACHE,  /* icons/<Theme>/icon-theme.cache */
 };
 
 struct node {
 	uint64_t ino;
 	uint64_t nlookup; /* kernel references; tree.lock */
-	uint64_t parent; /* the directory it was looked up in */
-	char *entry; /* its name there */
+	uint64_t parent;  /* the directory it was looked up in */
+	char *entry;	  /* its name there */
 	enum node_kind kind;
 	char *theme;
 	int size, scale;
@@ -50,10 +50,10 @@ struct tree {
 
 	pthread_mutex_t lock;
 	struct timespec refreshed; /* mtime of directories; lock */
-	GHashTable *by_ino; /* uint64 → node; lock */
-	GHashTable *by_key; /* key → node; lock */
-	uint64_t next_ino; /* lock */
-	uint64_t clock; /* ticks on every use of a node; lock */
+	GHashTable *by_ino;	   /* uint64 → node; lock */
+	GHashTable *by_key;	   /* key → node; lock */
+	uint64_t next_ino;	   /* lock */
+	uint64_t clock;		   /* ticks on every use of a node; lock */
 	/* Bumped whenever the index changed (tree_collect_invalidations,
 	 * tree_flush): what was built from an older index is not kept. */
 	uint64_t generation; /* lock */
@@ -96,8 +96,9 @@ int tree_new(const char *default_theme, struct content *content,
 	t->next_ino = TREE_ROOT_INO + 1;
 	t->icon_caches = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 					       (GDestroyNotify)g_bytes_unref);
-	t->names_cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-					       (GDestroyNotify)g_ptr_array_unref);
+	t->names_cache =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+				      (GDestroyNotify)g_ptr_array_unref);
 	t->root.ino = TREE_ROOT_INO;
 	t->root.kind = NODE_ROOT;
 	t->root.nlookup = 1;
@@ -194,9 +195,9 @@ static uint64_t node_ref(struct tree *t, uint64_t parent, const char *entry,
 			 int scale, const char *name,
 			 struct icon_content *content, struct stat *ret_st)
 {
-	g_autofree char *key = g_strdup_printf(
-		"%d\x1f%s\x1f%d\x1f%d\x1f%s", kind, theme ? theme : "", size,
-		scale, name ? name : "");
+	g_autofree char *key = g_strdup_printf("%d\x1f%s\x1f%d\x1f%d\x1f%s",
+					       kind, theme ? theme : "", size,
+					       scale, name ? name : "");
 	struct node *n;
 	uint64_t ino;
 
@@ -303,8 +304,7 @@ static int theme_sizes(struct tree_ctx *x, const char *theme, GArray **ret)
 
 /* The synthetic index.theme of `theme`: every size view as a Fixed
  * directory, scalable/ as Scalable, Inherits=hicolor. */
-static int index_theme_text(struct tree_ctx *x, const char *theme,
-			    GString *out)
+static int index_theme_text(struct tree_ctx *x, const char *theme, GString *out)
 {
 	g_autofree char *name = NULL, *comment = NULL, *example = NULL;
 	g_autoptr(GArray) sizes = NULL;
@@ -365,9 +365,10 @@ static int icon_cache_build(struct tree *t, struct tree_ctx *x,
 	for (unsigned scale = 1; scale <= 2; scale++)
 		for (unsigned i = 0; i < sizes->len; i++) {
 			int s = g_array_index(sizes, int, i);
-			g_ptr_array_add(dirs, scale == 1 ?
-					      g_strdup_printf("%dx%d", s, s) :
-					      g_strdup_printf("%dx%d@2", s, s));
+			g_ptr_array_add(
+				dirs,
+				scale == 1 ? g_strdup_printf("%dx%d", s, s)
+					   : g_strdup_printf("%dx%d@2", s, s));
 		}
 	g_ptr_array_add(dirs, g_strdup("scalable"));
 	for (unsigned i = 0; i < names->len; i++)
@@ -493,10 +494,9 @@ static int child_of(struct tree *t, struct tree_ctx *x,
 	case NODE_SIZEDIR:
 	case NODE_FLATDIR:
 	case NODE_SCALABLE:
-		r = view_parse_icon_file(name,
-					 p->kind == NODE_SCALABLE ? "svg" :
-								    "png",
-					 ret_name);
+		r = view_parse_icon_file(
+			name, p->kind == NODE_SCALABLE ? "svg" : "png",
+			ret_name);
 		if (r < 0)
 			return r;
 		if (p->kind == NODE_SIZEDIR && view_is_symbolic(*ret_name))
@@ -708,15 +708,16 @@ static int tree_list_once(struct tree *t, struct tree_ctx *x, uint64_t ino,
 		listing_add(ls, g_strdup("icons"), DT_DIR);
 		for (int s = 1; s <= 2; s++)
 			for (unsigned i = 0; i < view_n_listed_sizes; i++)
-				listing_add(ls,
-					    s == 1 ? g_strdup_printf(
-							     "%d",
-							     view_listed_sizes[i]) :
-						     g_strdup_printf(
-							     "%d@%d",
-							     view_listed_sizes[i],
-							     s),
-					    DT_DIR);
+				listing_add(
+					ls,
+					s == 1 ? g_strdup_printf(
+							 "%d",
+							 view_listed_sizes[i])
+					       : g_strdup_printf(
+							 "%d@%d",
+							 view_listed_sizes[i],
+							 s),
+					DT_DIR);
 		break;
 	case NODE_ICONS:
 		r = lookup_themes(x->l, &themes);
@@ -837,9 +838,9 @@ void tree_file_free(struct tree_file *f)
 	g_free(f);
 }
 
-#define XATTR_SOURCE "user.iconfs.source"
+#define XATTR_SOURCE   "user.iconfs.source"
 #define XATTR_COUNTERS "user.iconfs.counters"
-#define XATTR_THEME "user.iconfs.theme"
+#define XATTR_THEME    "user.iconfs.theme"
 
 static char *counters_text(struct tree *t)
 {
@@ -858,8 +859,7 @@ static char *counters_text(struct tree *t)
 		(unsigned long long)t->counters.readdirs,
 		(unsigned long long)c->renders,
 		(unsigned long long)c->render_failures,
-		(unsigned long long)c->blob_hits,
-		(unsigned long long)c->native,
+		(unsigned long long)c->blob_hits, (unsigned long long)c->native,
 		(unsigned long long)c->cache_errors,
 		content_worker_restarts(t->content),
 		g_hash_table_size(t->by_ino));
@@ -900,8 +900,7 @@ int tree_listxattr(struct tree *t, uint64_t ino, GString *out)
 		g_string_append_len(out, XATTR_COUNTERS,
 				    sizeof(XATTR_COUNTERS));
 		g_string_append_len(out, XATTR_THEME, sizeof(XATTR_THEME));
-	}
-	else if (n && n->content.source)
+	} else if (n && n->content.source)
 		g_string_append_len(out, XATTR_SOURCE, sizeof(XATTR_SOURCE));
 	pthread_mutex_unlock(&t->lock);
 	return 0;
@@ -935,8 +934,8 @@ void tree_collect_invalidations(struct tree *t, GHashTable *names, bool all,
 
 		/* Changed files, and (when anything may have changed) every
 		 * directory's attributes and cached listing. */
-		if (all || dir || (n->name && g_hash_table_contains(names,
-								    n->name)))
+		if (all || dir ||
+		    (n->name && g_hash_table_contains(names, n->name)))
 			inval_add(out, n->ino, 0, NULL);
 		if (all || (n->kind >= NODE_INDEX_THEME) ||
 		    (!dir && g_hash_table_contains(names, n->name)))
@@ -949,12 +948,12 @@ void tree_collect_invalidations(struct tree *t, GHashTable *names, bool all,
 			continue;
 		g_hash_table_iter_init(&nit, names);
 		while (g_hash_table_iter_next(&nit, (void **)&name, NULL)) {
-			g_autofree char *file = g_strconcat(
-				name,
-				n->kind == NODE_SCALABLE ? ".svg" :
-				n->kind == NODE_ICONS	 ? "" :
-							   ".png",
-				NULL);
+			g_autofree char *file =
+				g_strconcat(name,
+					    n->kind == NODE_SCALABLE ? ".svg"
+					    : n->kind == NODE_ICONS  ? ""
+								     : ".png",
+					    NULL);
 			inval_add(out, 0, n->ino, file);
 		}
 	}

@@ -64,7 +64,8 @@ ssize_t tree_read(struct tree_file *f, void *buf, size_t size, off_t off);
 void tree_file_free(struct tree_file *f);
 
 /* Extended attributes: user.iconfs.source on files, user.iconfs.counters and
- * user.iconfs.theme (the theme of MNT/<N>/) on the root. Returns the value (g_free) or -ENODATA. */
+ * user.iconfs.theme (the theme of MNT/<N>/) on the root. Returns the value
+ * (g_free) or -ENODATA. */
 int tree_getxattr(struct tree *t, uint64_t ino, const char *name,
 		  char **ret_value);
 /* NUL-separated names, as listxattr(2) returns them. */

@@ -14,7 +14,7 @@
 
 #include <stdbool.h>
 
-#define VIEW_SIZE_MAX 1024
+#define VIEW_SIZE_MAX  1024
 #define VIEW_SCALE_MAX 3
 
 /* Sizes listed in every size view; any other N resolves when named. */

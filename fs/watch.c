@@ -16,17 +16,17 @@
 #include "watch.h"
 
 /* Quiet time that ends a burst, and the longest a burst is held back. */
-#define WATCH_QUIET_MS 150
+#define WATCH_QUIET_MS	   150
 #define WATCH_MAX_DELAY_MS 1000
 /* Stamp check period without inotify, and as a safety net with it. */
-#define WATCH_POLL_MS 1000
+#define WATCH_POLL_MS	1000
 #define WATCH_SAFETY_MS 30000
 /* How often the node table is held to its size. */
 #define WATCH_EVICT_MS 2000
 
-#define WATCH_EVENTS                                                           \
-	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |                 \
-	 IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF |          \
+#define WATCH_EVENTS                                                  \
+	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |        \
+	 IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF | \
 	 IN_ONLYDIR)
 
 struct watch {
@@ -35,7 +35,7 @@ struct watch {
 	char *db_path;
 	char **basedirs;
 	sqlite3 *db;
-	int ifd; /* inotify, -1 when unavailable */
+	int ifd;      /* inotify, -1 when unavailable */
 	bool polling; /* watches ran out: stamp checks every second */
 	int stop_pipe[2];
 	pthread_t thread;
@@ -67,7 +67,8 @@ static void watch_missing_base(struct watch *w, const char *base)
 	while ((slash = strrchr(p, '/')) && slash != p) {
 		*slash = '\0';
 		if (inotify_add_watch(w->ifd, p,
-				      IN_CREATE | IN_MOVED_TO | IN_ONLYDIR) >= 0)
+				      IN_CREATE | IN_MOVED_TO | IN_ONLYDIR) >=
+		    0)
 			return;
 	}
 }
@@ -101,7 +102,8 @@ static void watch_arm(struct watch *w)
 /* Read pending events; remember the icon names they touch. */
 static void watch_read(struct watch *w)
 {
-	char buf[64 * 1024] __attribute__((aligned(__alignof__(struct inotify_event))));
+	char buf[64 * 1024]
+		__attribute__((aligned(__alignof__(struct inotify_event))));
 	ssize_t n;
 
 	while ((n = read(w->ifd, buf, sizeof(buf))) > 0) {
@@ -168,7 +170,8 @@ static void watch_drop_renders(struct watch *w)
 static void watch_send(struct watch *w, GArray *invals)
 {
 	for (unsigned i = 0; i < invals->len; i++) {
-		struct tree_inval *v = &g_array_index(invals, struct tree_inval, i);
+		struct tree_inval *v =
+			&g_array_index(invals, struct tree_inval, i);
 
 		if (v->ino)
 			(void)fuse_lowlevel_notify_inval_inode(w->se, v->ino, 0,
@@ -181,8 +184,8 @@ static void watch_send(struct watch *w, GArray *invals)
 
 static void watch_evict(struct watch *w)
 {
-	g_autoptr(GArray) invals = g_array_new(FALSE, FALSE,
-					       sizeof(struct tree_inval));
+	g_autoptr(GArray) invals =
+		g_array_new(FALSE, FALSE, sizeof(struct tree_inval));
 
 	tree_collect_evictions(w->tree, TREE_NODES_MAX, invals);
 	watch_send(w, invals);
@@ -201,10 +204,10 @@ static void watch_warm(struct watch *w)
 
 static void watch_refresh(struct watch *w)
 {
-	g_autoptr(GHashTable) names = g_hash_table_new_full(
-		g_str_hash, g_str_equal, g_free, NULL);
-	g_autoptr(GArray) invals = g_array_new(FALSE, FALSE,
-					       sizeof(struct tree_inval));
+	g_autoptr(GHashTable) names =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr(GArray) invals =
+		g_array_new(FALSE, FALSE, sizeof(struct tree_inval));
 	struct scan_changes changes = { .names = names };
 	struct scan_stats stats;
 	struct timespec now;
@@ -266,11 +269,12 @@ static void *watch_main(void *arg)
 
 		if (first >= 0)
 			timeout = MIN(last + WATCH_QUIET_MS,
-				      first + WATCH_MAX_DELAY_MS) - now;
+				      first + WATCH_MAX_DELAY_MS) -
+				  now;
 		else
-			timeout = MIN(w->polling || w->ifd < 0 ?
-					      now + WATCH_POLL_MS :
-					      next_check,
+			timeout = MIN(w->polling || w->ifd < 0
+					      ? now + WATCH_POLL_MS
+					      : next_check,
 				      next_evict) -
 				  now;
 		r = poll(pfd, w->ifd >= 0 ? 2 : 1, (int)MAX(timeout, 0));
@@ -304,9 +308,8 @@ static void *watch_main(void *arg)
 	return NULL;
 }
 
-int watch_start(struct fuse_session *se, struct tree *tree,
-		const char *db_path, char *const *basedirs,
-		struct watch **ret)
+int watch_start(struct fuse_session *se, struct tree *tree, const char *db_path,
+		char *const *basedirs, struct watch **ret)
 {
 	struct watch *w = g_new0(struct watch, 1);
 	int r;
@@ -315,8 +318,8 @@ int watch_start(struct fuse_session *se, struct tree *tree,
 	w->tree = tree;
 	w->db_path = g_strdup(db_path);
 	w->basedirs = g_strdupv((char **)basedirs);
-	w->touched = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-					   NULL);
+	w->touched =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	w->stop_pipe[0] = w->stop_pipe[1] = -1;
 	r = db_open(db_path, 0, &w->db);
 	if (r < 0)

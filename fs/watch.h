@@ -12,9 +12,8 @@
 
 struct watch;
 
-int watch_start(struct fuse_session *se, struct tree *tree,
-		const char *db_path, char *const *basedirs,
-		struct watch **ret);
+int watch_start(struct fuse_session *se, struct tree *tree, const char *db_path,
+		char *const *basedirs, struct watch **ret);
 void watch_stop(struct watch *w);
 
 /* Bumped after every refresh that changed the index; request threads

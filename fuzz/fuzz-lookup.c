@@ -22,8 +22,8 @@ static char *base;
 
 static void setup(void)
 {
-	static const char *const dirs[] = { "16", "32", "a/b", "scalable",
-					    "48x48/apps", "x" };
+	static const char *const dirs[] = { "16",	"32",	      "a/b",
+					    "scalable", "48x48/apps", "x" };
 	char tmpl[] = "/tmp/iconfs-fuzz-XXXXXX";
 
 	base = g_strdup(g_mkdtemp(tmpl));
@@ -55,7 +55,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bases[0] = base;
 	if (db_open(":memory:", 0, &db) < 0)
 		abort();
-	if (scan_refresh(db, bases, 0, NULL, NULL) < 0 || lookup_new(db, &l) < 0)
+	if (scan_refresh(db, bases, 0, NULL, NULL) < 0 ||
+	    lookup_new(db, &l) < 0)
 		abort();
 	for (size_t i = 0; i < G_N_ELEMENTS(names); i++)
 		for (int s = 1; s <= 512; s *= 3)

@@ -36,7 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 	}
 	if (view_parse_icon_file(s, "png", &name) == 0) {
-		if (!*name || strchr(name, '/') || strlen(name) + 4 != strlen(s))
+		if (!*name || strchr(name, '/') ||
+		    strlen(name) + 4 != strlen(s))
 			abort();
 		g_free(name);
 	}

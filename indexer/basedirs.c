@@ -68,7 +68,8 @@ int basedirs_path_under(const char *path, const char *dir)
 
 	if (n == 1 && dir[0] == '/')
 		return 1;
-	return strncmp(path, dir, n) == 0 && (path[n] == '\0' || path[n] == '/');
+	return strncmp(path, dir, n) == 0 &&
+	       (path[n] == '\0' || path[n] == '/');
 }
 
 static void add_dir(GPtrArray *list, const char *dir, const char *mountpoint)
@@ -100,8 +101,8 @@ static void add_dir(GPtrArray *list, const char *dir, const char *mountpoint)
 
 char **basedirs_list(const char *icon_dirs, const char *mountpoint)
 {
-	g_autofree char *mnt = mountpoint ? basedirs_normalize(mountpoint) :
-					    NULL;
+	g_autofree char *mnt =
+		mountpoint ? basedirs_normalize(mountpoint) : NULL;
 	GPtrArray *list = g_ptr_array_new();
 
 	if (icon_dirs) {
@@ -120,9 +121,9 @@ char **basedirs_list(const char *icon_dirs, const char *mountpoint)
 		else
 			data_home = home_path(".local/share/icons");
 		add_dir(list, data_home, mnt);
-		data_dirs = g_strsplit(env_or("XDG_DATA_DIRS",
-					      "/usr/local/share:/usr/share"),
-				       ":", -1);
+		data_dirs = g_strsplit(
+			env_or("XDG_DATA_DIRS", "/usr/local/share:/usr/share"),
+			":", -1);
 		for (char **d = data_dirs; *d; d++) {
 			g_autofree char *icons = NULL;
 			if (**d != '/')
@@ -146,7 +147,8 @@ static char *config_value(const char *file, const char *group, const char *key)
 	if (config && *config == '/')
 		path = g_build_filename(config, file, NULL);
 	else
-		path = g_build_filename(g_get_home_dir(), ".config", file, NULL);
+		path = g_build_filename(g_get_home_dir(), ".config", file,
+					NULL);
 	if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, NULL))
 		return NULL;
 	v = g_key_file_get_string(kf, group, key, NULL);

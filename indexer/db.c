@@ -219,9 +219,9 @@ static int db_open_once(const char *path, unsigned flags, sqlite3 **ret)
 	int oflags, rc, r;
 
 	oflags = SQLITE_OPEN_NOMUTEX |
-		 (flags & DB_READONLY ? SQLITE_OPEN_READONLY :
-					SQLITE_OPEN_READWRITE |
-						SQLITE_OPEN_CREATE);
+		 (flags & DB_READONLY
+			  ? SQLITE_OPEN_READONLY
+			  : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
 	rc = sqlite3_open_v2(path, &db, oflags, NULL);
 	if (rc != SQLITE_OK)
 		return db_errno(rc);
@@ -269,8 +269,9 @@ int db_open(const char *path, unsigned flags, sqlite3 **ret)
 	if (!(flags & DB_READONLY)) {
 		r = mkdir_parents(path);
 		if (r < 0)
-			return log_error_errno(r, "cannot create directory for "
-						  "index '%s': %m",
+			return log_error_errno(r,
+					       "cannot create directory for "
+					       "index '%s': %m",
 					       path);
 	}
 	r = db_open_once(path, flags, ret);

@@ -12,7 +12,7 @@
 
 enum db_open_flags {
 	DB_READONLY = 1 << 0, /* no create, no migration, query_only */
-	DB_CHECK = 1 << 1, /* run PRAGMA quick_check before use */
+	DB_CHECK = 1 << 1,    /* run PRAGMA quick_check before use */
 };
 
 int db_open(const char *path, unsigned flags, sqlite3 **ret);

@@ -30,24 +30,27 @@ struct lookup {
 
 /* CROSS JOIN keeps SQLite on the plan that fits: the few rows of one name
  * first, then their directories (not every directory of the theme first). */
-#define LOOKUP_STATEMENTS(l)                                                   \
-	{                                                                      \
-		{ &(l)->theme_get, "SELECT id, inherits FROM theme "            \
-				   "WHERE name = ?1 AND valid" },              \
-		{ &(l)->icon_in_theme,                                         \
-		  "SELECT d.relpath, d.basedir_id, d.path, i.ext "              \
-		  "FROM icon i CROSS JOIN dir d ON d.listing_id = i.listing_id " \
-		  "WHERE i.name = ?1 AND d.theme_id = ?2 AND d.kind = 2" },     \
-		{ &(l)->subdirs_get,                                           \
-		  "SELECT path, pos, size, scale, type, min_size, max_size, "   \
-		  "threshold FROM subdir WHERE theme_id = ?1" },                \
-		{ &(l)->bases_get, "SELECT id, pos FROM basedir" },             \
-		{ &(l)->icon_fallback,                                         \
-		  "SELECT d.path, i.ext FROM icon i "                           \
-		  "CROSS JOIN dir d ON d.listing_id = i.listing_id "            \
-		  "JOIN basedir b ON b.id = d.basedir_id "                      \
-		  "WHERE i.name = ?1 AND d.kind = 0 "                           \
-		  "ORDER BY b.pos, i.ext LIMIT 1" },                            \
+#define LOOKUP_STATEMENTS(l)                                                  \
+	{                                                                     \
+		{ &(l)->theme_get, "SELECT id, inherits FROM theme "          \
+				   "WHERE name = ?1 AND valid" },             \
+			{ &(l)->icon_in_theme,                                \
+			  "SELECT d.relpath, d.basedir_id, d.path, i.ext "    \
+			  "FROM icon i CROSS JOIN dir d ON d.listing_id = "   \
+			  "i.listing_id "                                     \
+			  "WHERE i.name = ?1 AND d.theme_id = ?2 AND d.kind " \
+			  "= 2" },                                            \
+			{ &(l)->subdirs_get,                                  \
+			  "SELECT path, pos, size, scale, type, min_size, "   \
+			  "max_size, "                                        \
+			  "threshold FROM subdir WHERE theme_id = ?1" },      \
+			{ &(l)->bases_get, "SELECT id, pos FROM basedir" },   \
+			{ &(l)->icon_fallback,                                \
+			  "SELECT d.path, i.ext FROM icon i "                 \
+			  "CROSS JOIN dir d ON d.listing_id = i.listing_id "  \
+			  "JOIN basedir b ON b.id = d.basedir_id "            \
+			  "WHERE i.name = ?1 AND d.kind = 0 "                 \
+			  "ORDER BY b.pos, i.ext LIMIT 1" },                  \
 	}
 
 int lookup_new(sqlite3 *db, struct lookup **ret)
@@ -59,11 +62,10 @@ int lookup_new(sqlite3 *db, struct lookup **ret)
 	l->db = db;
 	l->chains = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 					  (GDestroyNotify)g_array_unref);
-	l->subdirs = g_hash_table_new_full(g_int64_hash, g_int64_equal,
-					   g_free,
+	l->subdirs = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
 					   (GDestroyNotify)g_hash_table_unref);
-	l->base_pos = g_hash_table_new_full(g_int64_hash, g_int64_equal,
-					    g_free, g_free);
+	l->base_pos = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+					    g_free);
 	r = db_prepare_all(db, stmts, ELEMENTSOF(stmts));
 	if (r < 0) {
 		lookup_free(l);
@@ -128,8 +130,8 @@ static void chain_walk(struct lookup *l, const char *name, GArray *ids,
 		chain_walk(l, *p, ids, seen);
 }
 
-int lookup_chain(struct lookup *l, const char *theme,
-		 const long long **ret_ids, unsigned *ret_n)
+int lookup_chain(struct lookup *l, const char *theme, const long long **ret_ids,
+		 unsigned *ret_n)
 {
 	GArray *ids = g_hash_table_lookup(l->chains, theme);
 
@@ -229,8 +231,8 @@ static int theme_load(struct lookup *l, long long theme_id,
 		*ret_subdirs = subdirs;
 		return 0;
 	}
-	subdirs = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-					g_free);
+	subdirs =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	g_hash_table_insert(l->subdirs, g_memdup2(&theme_id, sizeof(theme_id)),
 			    subdirs);
 	sqlite3_bind_int64(l->subdirs_get, 1, theme_id);
@@ -283,8 +285,8 @@ static int lookup_in_theme(struct lookup *l, long long theme_id,
 			   char **ret_path, int *ret_ext)
 {
 	sqlite3_stmt *q = l->icon_in_theme;
-	g_autoptr(GArray) cands = g_array_new(FALSE, FALSE,
-					      sizeof(struct candidate));
+	g_autoptr(GArray) cands =
+		g_array_new(FALSE, FALSE, sizeof(struct candidate));
 	const struct candidate *best = NULL, *closest = NULL;
 	long long minimal = LLONG_MAX;
 	GHashTable *subdirs = NULL;
@@ -365,8 +367,8 @@ static int lookup_fallback(struct lookup *l, const char *name, char **ret_path,
 	return r;
 }
 
-int lookup_icon(struct lookup *l, const char *theme, const char *name,
-		int size, int scale, char **ret_path, int *ret_ext)
+int lookup_icon(struct lookup *l, const char *theme, const char *name, int size,
+		int scale, char **ret_path, int *ret_ext)
 {
 	const long long *ids;
 	unsigned n;
@@ -491,8 +493,8 @@ int lookup_themes(struct lookup *l, GPtrArray **ret)
 	GPtrArray *names;
 	int r;
 
-	r = db_prepare(l->db, "SELECT name FROM theme WHERE valid ORDER BY name",
-		       &q);
+	r = db_prepare(l->db,
+		       "SELECT name FROM theme WHERE valid ORDER BY name", &q);
 	if (r < 0)
 		return r;
 	names = g_ptr_array_new_with_free_func(g_free);

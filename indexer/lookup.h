@@ -34,14 +34,14 @@ int lookup_name_valid(const char *name);
 /* Resolve `name` at `size` and `scale` in `theme`. On success returns 0 and
  * stores a newly allocated path (g_free()) and the extension index (0 png,
  * 1 svg, 2 xpm); -ENOENT when nothing resolves; other -errno on failure. */
-int lookup_icon(struct lookup *l, const char *theme, const char *name,
-		int size, int scale, char **ret_path, int *ret_ext);
+int lookup_icon(struct lookup *l, const char *theme, const char *name, int size,
+		int scale, char **ret_path, int *ret_ext);
 
 /* The ids of the themes searched for `theme`, in search order (hicolor and
  * its parents last). Owned by `l`, valid until the next call or flush;
  * *ret_n is the count. */
-int lookup_chain(struct lookup *l, const char *theme,
-		 const long long **ret_ids, unsigned *ret_n);
+int lookup_chain(struct lookup *l, const char *theme, const long long **ret_ids,
+		 unsigned *ret_n);
 
 /* Every name that resolves in `theme` at any size: the names in its search
  * chain plus the unthemed fallbacks, sorted, each once. The array and its

@@ -41,7 +41,7 @@ struct scanner {
 	sqlite3_stmt *listing_put;
 	sqlite3_stmt *icon_clear;
 	sqlite3_stmt *icon_insert;
-	GHashTable *listings_read; /* listing ids read in this refresh */
+	GHashTable *listings_read;    /* listing ids read in this refresh */
 	struct scan_changes *changes; /* NULL when nobody asks */
 	sqlite3_stmt *listing_names;
 };
@@ -69,8 +69,8 @@ static GHashTable *listing_names(struct scanner *s, long long id)
 	set = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	sqlite3_bind_int64(s->listing_names, 1, id);
 	while (sqlite3_step(s->listing_names) == SQLITE_ROW)
-		g_hash_table_add(set, g_strdup(db_column_str(s->listing_names,
-							     0)));
+		g_hash_table_add(set,
+				 g_strdup(db_column_str(s->listing_names, 0)));
 	(void)sqlite3_reset(s->listing_names);
 	return set;
 }
@@ -100,8 +100,8 @@ int scan_ext_index(const char *ext)
 
 const char *scan_ext_name(int ext)
 {
-	return ext >= 0 && ext < (int)ELEMENTSOF(ext_names) ? ext_names[ext] :
-							      "";
+	return ext >= 0 && ext < (int)ELEMENTSOF(ext_names) ? ext_names[ext]
+							    : "";
 }
 
 static long long ts_ns(struct timespec ts)
@@ -263,8 +263,8 @@ static int listing_read(struct scanner *s, long long id, const char *path)
 		if (ext < 0)
 			continue;
 		if (de->d_type != DT_REG) {
-			g_autofree char *full = g_build_filename(
-				path, de->d_name, NULL);
+			g_autofree char *full =
+				g_build_filename(path, de->d_name, NULL);
 			struct stat st;
 
 			if (de->d_type != DT_LNK && de->d_type != DT_UNKNOWN)
@@ -311,7 +311,8 @@ static int listing_read(struct scanner *s, long long id, const char *path)
 static int dir_attach_listing(struct scanner *s, long long dir_id,
 			      const char *path, const struct stat *st)
 {
-	long long id = -1, mtime = ts_ns(st->st_mtim), ctime = ts_ns(st->st_ctim);
+	long long id = -1, mtime = ts_ns(st->st_mtim),
+		  ctime = ts_ns(st->st_ctim);
 	bool read = false;
 	int rc, r;
 
@@ -455,8 +456,8 @@ static int base_read(struct scanner *s, long long base_id, const char *base)
 {
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *roots = NULL;
 	_cleanup_closedir_ DIR *d = NULL;
-	g_autoptr(GHashTable) present = g_hash_table_new_full(
-		g_str_hash, g_str_equal, g_free, NULL);
+	g_autoptr(GHashTable) present =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	struct dirent *de;
 	int r;
 
@@ -660,8 +661,8 @@ static int theme_refresh_index(struct scanner *s, long long tid,
 	int r;
 
 	for (guint i = 0; i < roots->len && !found; i++) {
-		g_autofree char *p = g_build_filename(roots->pdata[i],
-						      "index.theme", NULL);
+		g_autofree char *p =
+			g_build_filename(roots->pdata[i], "index.theme", NULL);
 		if (stat(p, &st) == 0 && S_ISREG(st.st_mode))
 			found = TAKE_PTR(p);
 	}
@@ -699,9 +700,10 @@ static int theme_refresh(struct scanner *s, long long tid)
 {
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *roots = NULL;
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *subs = NULL;
-	g_autoptr(GPtrArray) root_paths = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GArray) root_bases = g_array_new(FALSE, FALSE,
-						   sizeof(long long));
+	g_autoptr(GPtrArray) root_paths =
+		g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GArray) root_bases =
+		g_array_new(FALSE, FALSE, sizeof(long long));
 	int r;
 
 	r = db_prepare(s->db,
@@ -796,27 +798,33 @@ static int themes_refresh(struct scanner *s)
 
 #define SCANNER_STATEMENTS(s)                                                  \
 	{                                                                      \
-		{ &(s)->dir_get, "SELECT id, ino, mtime_ns, ctime_ns FROM dir " \
-				 "WHERE path = ?1" },                          \
-		{ &(s)->dir_insert,                                            \
-		  "INSERT INTO dir(basedir_id, theme_id, kind, relpath, path) " \
-		  "VALUES (?1, ?2, ?3, ?4, ?5)" },                             \
-		{ &(s)->dir_set_stamp, "UPDATE dir SET ino = ?1, mtime_ns = ?2, " \
-				       "ctime_ns = ?3 WHERE id = ?4" },        \
-		{ &(s)->dir_set_listing,                                       \
-		  "UPDATE dir SET listing_id = ?1 WHERE id = ?2" },             \
-		{ &(s)->listing_get, "SELECT id, mtime_ns, ctime_ns FROM "      \
-				     "listing WHERE dev = ?1 AND ino = ?2" },  \
-		{ &(s)->listing_put,                                           \
-		  "INSERT INTO listing(dev, ino, mtime_ns, ctime_ns) "          \
-		  "VALUES (?1, ?2, ?3, ?4) ON CONFLICT(dev, ino) DO UPDATE "    \
-		  "SET mtime_ns = excluded.mtime_ns, "                          \
-		  "ctime_ns = excluded.ctime_ns RETURNING id" },                \
-		{ &(s)->listing_names,                                         \
-		  "SELECT name FROM icon WHERE listing_id = ?1" },              \
-		{ &(s)->icon_clear, "DELETE FROM icon WHERE listing_id = ?1" }, \
-		{ &(s)->icon_insert, "INSERT OR IGNORE INTO icon(name, "        \
-				     "listing_id, ext) VALUES (?1, ?2, ?3)" }, \
+		{ &(s)->dir_get,                                               \
+		  "SELECT id, ino, mtime_ns, ctime_ns FROM dir "               \
+		  "WHERE path = ?1" },                                         \
+			{ &(s)->dir_insert, "INSERT INTO dir(basedir_id, "     \
+					    "theme_id, kind, relpath, path) "  \
+					    "VALUES (?1, ?2, ?3, ?4, ?5)" },   \
+			{ &(s)->dir_set_stamp,                                 \
+			  "UPDATE dir SET ino = ?1, mtime_ns = ?2, "           \
+			  "ctime_ns = ?3 WHERE id = ?4" },                     \
+			{ &(s)->dir_set_listing,                               \
+			  "UPDATE dir SET listing_id = ?1 WHERE id = ?2" },    \
+			{ &(s)->listing_get,                                   \
+			  "SELECT id, mtime_ns, ctime_ns FROM "                \
+			  "listing WHERE dev = ?1 AND ino = ?2" },             \
+			{ &(s)->listing_put,                                   \
+			  "INSERT INTO listing(dev, ino, mtime_ns, ctime_ns) " \
+			  "VALUES (?1, ?2, ?3, ?4) ON CONFLICT(dev, ino) DO "  \
+			  "UPDATE "                                            \
+			  "SET mtime_ns = excluded.mtime_ns, "                 \
+			  "ctime_ns = excluded.ctime_ns RETURNING id" },       \
+			{ &(s)->listing_names,                                 \
+			  "SELECT name FROM icon WHERE listing_id = ?1" },     \
+			{ &(s)->icon_clear,                                    \
+			  "DELETE FROM icon WHERE listing_id = ?1" },          \
+			{ &(s)->icon_insert,                                   \
+			  "INSERT OR IGNORE INTO icon(name, "                  \
+			  "listing_id, ext) VALUES (?1, ?2, ?3)" },            \
 	}
 
 static void scanner_done(struct scanner *s)

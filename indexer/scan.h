@@ -13,11 +13,11 @@
 #include <stdbool.h>
 
 struct scan_stats {
-	unsigned themes; /* themes with an index.theme */
-	unsigned dirs_read; /* directories read this time */
+	unsigned themes;	  /* themes with an index.theme */
+	unsigned dirs_read;	  /* directories read this time */
 	unsigned long long icons; /* distinct (directory, name, ext) */
 	unsigned problems; /* files or directories skipped with a log line */
-	bool changed; /* anything in the index changed */
+	bool changed;	   /* anything in the index changed */
 	double seconds;
 };
 
@@ -25,13 +25,13 @@ struct scan_stats {
 struct scan_changes {
 	GHashTable *names; /* icon names added to or removed from a directory
 			    * (string set, owned by the caller) */
-	bool themes; /* themes, their roots or index.theme files changed:
-		      * any resolution may have changed */
+	bool themes;	   /* themes, their roots or index.theme files changed:
+			    * any resolution may have changed */
 };
 
 enum scan_flags {
 	SCAN_PROGRESS = 1 << 0, /* progress on stderr (a terminal) */
-	SCAN_COUNT = 1 << 1, /* fill themes and icons in the stats */
+	SCAN_COUNT = 1 << 1,	/* fill themes and icons in the stats */
 };
 
 /* `changes` may be NULL; when given, its set is filled. */

@@ -11,7 +11,7 @@
 #include "theme.h"
 
 #define THEME_FILE_MAX (16 * 1024 * 1024)
-#define THEME_GROUP "Icon Theme"
+#define THEME_GROUP    "Icon Theme"
 
 struct theme_info *theme_info_free(struct theme_info *info)
 {
@@ -76,8 +76,7 @@ static char *theme_clean_text(const char *data, size_t len, int *ret_bad_line)
 		t = s;
 		while (*t == ' ' || *t == '\t')
 			t++;
-		if (*t == '\0' || *t == '#' ||
-		    (*t == '[' && strchr(t, ']')) ||
+		if (*t == '\0' || *t == '#' || (*t == '[' && strchr(t, ']')) ||
 		    (strchr(t, '=') && *t != '=')) {
 			if (*t == '[') {
 				/* GKeyFile rejects text after ']' */
@@ -158,8 +157,8 @@ static int theme_subdir_parse(GKeyFile *kf, const char *path,
 static void theme_add_subdirs(GKeyFile *kf, const char *key, GHashTable *seen,
 			      GArray *out, const char *origin)
 {
-	g_autofree char *value = g_key_file_get_string(kf, THEME_GROUP, key,
-						       NULL);
+	g_autofree char *value =
+		g_key_file_get_string(kf, THEME_GROUP, key, NULL);
 	g_auto(GStrv) dirs = theme_split_list(value);
 
 	for (char **d = dirs; *d; d++) {
@@ -239,9 +238,9 @@ int theme_info_load(const char *path, struct theme_info **ret)
 				       path, (long long)st.st_size);
 	if (!g_file_get_contents(path, &data, &len, &error)) {
 		int r = error->domain == G_FILE_ERROR &&
-					error->code == G_FILE_ERROR_ACCES ?
-				-EACCES :
-				-EIO;
+					error->code == G_FILE_ERROR_ACCES
+				? -EACCES
+				: -EIO;
 		return log_error_errno(r, "cannot read '%s': %s", path,
 				       error->message);
 	}

@@ -7,7 +7,8 @@
  * group or without a valid Size is skipped; unknown Type is Threshold;
  * defaults are Scale=1, Threshold=2, MinSize=MaxSize=Size.
  *
- * theme_info_parse() returns a struct the caller frees with theme_info_free(). */
+ * theme_info_parse() returns a struct the caller frees with theme_info_free().
+ */
 #pragma once
 
 #include <stddef.h>
@@ -19,7 +20,8 @@ enum theme_dir_type {
 };
 
 struct theme_subdir {
-	char *path; /* relative, no trailing slash, never "..", never absolute */
+	char *path; /* relative, no trailing slash, never "..", never absolute
+		     */
 	int size;
 	int scale;
 	enum theme_dir_type type;

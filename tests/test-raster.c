@@ -102,9 +102,8 @@ TEST(png_resample)
 	ASSERT_EQ_INT(raster_encode_png(rgba, 8, 8, &src, &src_len), 0);
 	ASSERT_EQ_INT(raster_png_size(src, src_len, &w, &h), 0);
 	ASSERT_EQ_INT(w, 8);
-	ASSERT_EQ_INT(raster_render(src, src_len, RASTER_PNG, 24, &out,
-				    &out_len),
-		      0);
+	ASSERT_EQ_INT(
+		raster_render(src, src_len, RASTER_PNG, 24, &out, &out_len), 0);
 	px = decode(out, out_len, &w, &h);
 	ASSERT_TRUE(px);
 	ASSERT_EQ_INT(w, 24);
@@ -124,9 +123,9 @@ TEST(bad_input)
 		      -EINVAL);
 	ASSERT_EQ_INT(raster_render("", 0, RASTER_SVG, 16, &out, &len),
 		      -EINVAL);
-	ASSERT_EQ_INT(raster_render("\x89PNG\r\n", 6, RASTER_PNG, 16, &out,
-				    &len),
-		      -EINVAL);
+	ASSERT_EQ_INT(
+		raster_render("\x89PNG\r\n", 6, RASTER_PNG, 16, &out, &len),
+		-EINVAL);
 	ASSERT_EQ_INT(raster_render("<svg xmlns='http://www.w3.org/2000/svg' "
 				    "width='1'",
 				    40, RASTER_SVG, 16, &out, &len),
@@ -166,5 +165,5 @@ TEST(refused_svgs)
 	free(out);
 }
 
-TEST_MAIN(TEST_CASE(square_svg), TEST_CASE(refused_svgs), TEST_CASE(wide_svg), TEST_CASE(tall_svg),
-	  TEST_CASE(png_resample), TEST_CASE(bad_input))
+TEST_MAIN(TEST_CASE(square_svg), TEST_CASE(refused_svgs), TEST_CASE(wide_svg),
+	  TEST_CASE(tall_svg), TEST_CASE(png_resample), TEST_CASE(bad_input))

@@ -29,11 +29,11 @@ TEST(defaults)
 
 TEST(types_and_order)
 {
-	struct theme_info *t = parse(
-		"[Icon Theme]\nDirectories=b,a\nScaledDirectories=c@2\n"
-		"[a]\nSize=16\nType=Fixed\n[b]\nSize=48\nType=Scalable\n"
-		"MinSize=8\nMaxSize=512\n[c@2]\nSize=16\nScale=2\n"
-		"Type=Bogus\n");
+	struct theme_info *t =
+		parse("[Icon Theme]\nDirectories=b,a\nScaledDirectories=c@2\n"
+		      "[a]\nSize=16\nType=Fixed\n[b]\nSize=48\nType=Scalable\n"
+		      "MinSize=8\nMaxSize=512\n[c@2]\nSize=16\nScale=2\n"
+		      "Type=Bogus\n");
 	ASSERT_TRUE(t);
 	ASSERT_EQ_INT(t->n_subdirs, 3);
 	ASSERT_EQ_STR(t->subdirs[0].path, "b");
@@ -62,12 +62,12 @@ TEST(skipped_dirs)
 
 TEST(lenient)
 {
-	struct theme_info *t = parse(
-		"\xef\xbb\xbf# comment\r\n[Icon Theme]\r\nName=L\r\n"
-		"Name[de]=Ld\r\njunk line\r\n"
-		"Inherits= a , ,b,\r\nDirectories=d1, d2 ,\r\n"
-		"[d1]\r\nSize=16\r\n[d2]\r\nSize=22 \r\n[d1]\r\n"
-		"Type=Fixed\r\nComment=\xff\xfe bad utf8\r\n");
+	struct theme_info *t =
+		parse("\xef\xbb\xbf# comment\r\n[Icon Theme]\r\nName=L\r\n"
+		      "Name[de]=Ld\r\njunk line\r\n"
+		      "Inherits= a , ,b,\r\nDirectories=d1, d2 ,\r\n"
+		      "[d1]\r\nSize=16\r\n[d2]\r\nSize=22 \r\n[d1]\r\n"
+		      "Type=Fixed\r\nComment=\xff\xfe bad utf8\r\n");
 	ASSERT_TRUE(t);
 	ASSERT_EQ_STR(t->name, "L");
 	ASSERT_EQ_INT(g_strv_length(t->inherits), 2);

@@ -24,9 +24,9 @@ TEST(flat_dirs)
 	ASSERT_EQ_INT(view_parse_flat_dir("48@", &size, &scale), -ENOENT);
 	ASSERT_EQ_INT(view_parse_flat_dir("48@0", &size, &scale), -ENOENT);
 	ASSERT_EQ_INT(view_parse_flat_dir("-48", &size, &scale), -ENOENT);
-	ASSERT_EQ_INT(view_parse_flat_dir("99999999999999999999", &size,
-					  &scale),
-		      -ENOENT);
+	ASSERT_EQ_INT(
+		view_parse_flat_dir("99999999999999999999", &size, &scale),
+		-ENOENT);
 	ASSERT_EQ_INT(view_parse_flat_dir("", &size, &scale), -ENOENT);
 }
 

@@ -11,37 +11,37 @@ static int test_failed;
 
 #define TEST(name) static void test_##name(void)
 
-#define ASSERT_TRUE(c)                                                         \
-	do {                                                                   \
-		if (!(c)) {                                                    \
-			printf("# %s:%d: %s is false\n", __FILE__, __LINE__,   \
-			       #c);                                            \
-			test_failed = 1;                                       \
-			return;                                                \
-		}                                                              \
+#define ASSERT_TRUE(c)                                                       \
+	do {                                                                 \
+		if (!(c)) {                                                  \
+			printf("# %s:%d: %s is false\n", __FILE__, __LINE__, \
+			       #c);                                          \
+			test_failed = 1;                                     \
+			return;                                              \
+		}                                                            \
 	} while (0)
 
-#define ASSERT_EQ_INT(a, b)                                                    \
-	do {                                                                   \
-		long long _a = (a), _b = (b);                                  \
-		if (_a != _b) {                                                \
-			printf("# %s:%d: %s == %lld, expected %lld\n",         \
-			       __FILE__, __LINE__, #a, _a, _b);                \
-			test_failed = 1;                                       \
-			return;                                                \
-		}                                                              \
+#define ASSERT_EQ_INT(a, b)                                            \
+	do {                                                           \
+		long long _a = (a), _b = (b);                          \
+		if (_a != _b) {                                        \
+			printf("# %s:%d: %s == %lld, expected %lld\n", \
+			       __FILE__, __LINE__, #a, _a, _b);        \
+			test_failed = 1;                               \
+			return;                                        \
+		}                                                      \
 	} while (0)
 
-#define ASSERT_EQ_STR(a, b)                                                    \
-	do {                                                                   \
-		const char *_a = (a), *_b = (b);                               \
-		if (!_a || !_b || strcmp(_a, _b) != 0) {                       \
-			printf("# %s:%d: %s == \"%s\", expected \"%s\"\n",     \
-			       __FILE__, __LINE__, #a, _a ? _a : "(null)",     \
-			       _b ? _b : "(null)");                            \
-			test_failed = 1;                                       \
-			return;                                                \
-		}                                                              \
+#define ASSERT_EQ_STR(a, b)                                                \
+	do {                                                               \
+		const char *_a = (a), *_b = (b);                           \
+		if (!_a || !_b || strcmp(_a, _b) != 0) {                   \
+			printf("# %s:%d: %s == \"%s\", expected \"%s\"\n", \
+			       __FILE__, __LINE__, #a, _a ? _a : "(null)", \
+			       _b ? _b : "(null)");                        \
+			test_failed = 1;                                   \
+			return;                                            \
+		}                                                          \
 	} while (0)
 
 struct test_case {
@@ -49,7 +49,10 @@ struct test_case {
 	void (*fn)(void);
 };
 
-#define TEST_CASE(name) { #name, test_##name }
+#define TEST_CASE(name)            \
+	{                          \
+#name, test_##name \
+	}
 
 #define TEST_MAIN(...)                                                         \
 	int main(void)                                                         \
@@ -61,9 +64,8 @@ struct test_case {
 		for (size_t i = 0; i < n; i++) {                               \
 			test_failed = 0;                                       \
 			cases[i].fn();                                         \
-			printf("%s %zu - %s\n",                                \
-			       test_failed ? "not ok" : "ok", i + 1,           \
-			       cases[i].name);                                 \
+			printf("%s %zu - %s\n", test_failed ? "not ok" : "ok", \
+			       i + 1, cases[i].name);                          \
 			failed |= test_failed;                                 \
 		}                                                              \
 		return failed;                                                 \
