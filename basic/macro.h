@@ -4,13 +4,11 @@
 
 #include <stdlib.h>
 #include <unistd.h>
-#include <stdio.h>
 #include <dirent.h>
 
 #define ELEMENTSOF(x) (sizeof(x) / sizeof((x)[0]))
 
 #define _cleanup_(f)   __attribute__((cleanup(f)))
-#define _unused_       __attribute__((unused))
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
 
 /* Take ownership of a pointer: return it and leave NULL behind. */
@@ -19,13 +17,6 @@
 		__typeof__(p) _ptr_ = (p); \
 		(p) = NULL;                \
 		_ptr_;                     \
-	})
-
-#define TAKE_FD(fd)              \
-	({                       \
-		int _fd_ = (fd); \
-		(fd) = -1;       \
-		_fd_;            \
 	})
 
 static inline void freep(void *p)
@@ -40,13 +31,6 @@ static inline void closep(int *fd)
 		(void)close(*fd);
 }
 #define _cleanup_close_ _cleanup_(closep)
-
-static inline void fclosep(FILE **f)
-{
-	if (*f)
-		(void)fclose(*f);
-}
-#define _cleanup_fclose_ _cleanup_(fclosep)
 
 static inline void closedirp(DIR **d)
 {

@@ -12,7 +12,6 @@ struct cli_options {
 	char *sizes;	  /* --sizes */
 	int scale;	  /* --scale */
 	bool foreground;  /* -f */
-	bool debug;	  /* -d */
 	bool batch;	  /* --batch (lookup) */
 	int workers;	  /* --workers */
 	char *mountpoint; /* first operand of mount/umount */

@@ -294,7 +294,6 @@ int main(int argc, char **argv)
 			o.foreground = true;
 			break;
 		case 'd':
-			o.debug = true;
 			log_set_level(LOG_LEVEL_DEBUG);
 			break;
 		case 'h':

@@ -10,6 +10,7 @@
 #include "blob.h"
 #include "content.h"
 #include "log.h"
+#include "time-util.h"
 
 /* Writes between two checks of the blob table's byte budget. */
 #define TRIM_EVERY 64
@@ -143,11 +144,6 @@ static int open_real(struct content *c, const char *source, char **ret_real)
 int content_open_source(struct content *c, const char *source)
 {
 	return open_real(c, source, NULL);
-}
-
-static long long ts_ns(struct timespec ts)
-{
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
 /* A PNG source already of the asked size is served as it is. */
@@ -293,7 +289,7 @@ static int content_open_key(struct content *c, const char *source, unsigned px,
 	*k = (struct blob_key){ .px = px,
 				.ino = (long long)st->st_ino,
 				.size = (long long)st->st_size,
-				.mtime_ns = ts_ns(st->st_mtim) };
+				.mtime_ns = timespec_ns(st->st_mtim) };
 	*ret_real = TAKE_PTR(real);
 	k->source = *ret_real;
 	return fd;

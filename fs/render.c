@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "log.h"
+#include "time-util.h"
 #include "render.h"
 
 extern char **environ;
@@ -40,13 +41,6 @@ struct render_pool {
 	char exe[4096];
 	unsigned long long renders, restarts; /* guarded by lock */
 };
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
-}
 
 /* ---- worker side ---- */
 

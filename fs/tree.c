@@ -926,19 +926,16 @@ void tree_collect_invalidations(struct tree *t, GHashTable *names, bool all,
 	g_hash_table_remove_all(t->icon_caches);
 	g_hash_table_iter_init(&it, t->by_key);
 	while (g_hash_table_iter_next(&it, NULL, (void **)&n)) {
-		/* Directories and the synthetic index.theme and cache follow
-		 * every change. */
-		bool dir = kind_is_dir(n->kind) ||
-			   n->kind == NODE_INDEX_THEME ||
-			   n->kind == NODE_ICON_CACHE;
+		/* Directories (attributes, cached listings) and the synthetic
+		 * index.theme and cache follow every change; icon files when
+		 * their name changed. */
+		bool synthetic = n->kind == NODE_INDEX_THEME ||
+				 n->kind == NODE_ICON_CACHE;
+		bool named = n->name && g_hash_table_contains(names, n->name);
 
-		/* Changed files, and (when anything may have changed) every
-		 * directory's attributes and cached listing. */
-		if (all || dir ||
-		    (n->name && g_hash_table_contains(names, n->name)))
+		if (all || kind_is_dir(n->kind) || synthetic || named)
 			inval_add(out, n->ino, 0, NULL);
-		if (all || (n->kind >= NODE_INDEX_THEME) ||
-		    (!dir && g_hash_table_contains(names, n->name)))
+		if (all || synthetic || named)
 			inval_add(out, 0, n->parent, n->entry);
 
 		/* Negative entries the kernel may hold for new names (and,

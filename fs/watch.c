@@ -12,6 +12,7 @@
 #include "blob.h"
 #include "db.h"
 #include "log.h"
+#include "time-util.h"
 #include "scan.h"
 #include "watch.h"
 
@@ -48,13 +49,6 @@ static atomic_uint generation;
 unsigned watch_generation(void)
 {
 	return atomic_load(&generation);
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
 /* A base directory that does not exist yet is watched through its nearest
@@ -139,8 +133,10 @@ static void add_all_names(struct watch *w, GHashTable *names)
 		g_hash_table_add(names, g_strdup(db_column_str(q, 0)));
 }
 
-/* Renders whose source changed or vanished go; others stay. */
-static void watch_drop_renders(struct watch *w)
+/* Renders whose source changed or vanished go; others stay. Only sources
+ * named by the change are looked at (every one when `names` is NULL): a
+ * changed or removed file is always named, by its listing or its event. */
+static void watch_drop_renders(struct watch *w, GHashTable *names)
 {
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
 	g_autoptr(GPtrArray) stale = g_ptr_array_new_with_free_func(g_free);
@@ -153,13 +149,19 @@ static void watch_drop_renders(struct watch *w)
 	while (sqlite3_step(q) == SQLITE_ROW) {
 		struct stat st;
 		const char *src = db_column_str(q, 0);
+		const char *base = strrchr(src, '/');
+		const char *dot = base ? strrchr(base, '.') : NULL;
 
+		if (names && base && dot) {
+			g_autofree char *stem =
+				g_strndup(base + 1, dot - base - 1);
+			if (!g_hash_table_contains(names, stem))
+				continue;
+		}
 		if (stat(src, &st) < 0 ||
 		    (long long)st.st_ino != sqlite3_column_int64(q, 1) ||
 		    (long long)st.st_size != sqlite3_column_int64(q, 2) ||
-		    (long long)st.st_mtim.tv_sec * 1000000000LL +
-				    st.st_mtim.tv_nsec !=
-			    sqlite3_column_int64(q, 3))
+		    timespec_ns(st.st_mtim) != sqlite3_column_int64(q, 3))
 			g_ptr_array_add(stale, g_strdup(src));
 	}
 	sqlite3_finalize(TAKE_PTR(q));
@@ -244,7 +246,7 @@ static void watch_refresh(struct watch *w)
 	tree_inval_clear(invals);
 	/* A listing built from the old index while we were busy must go too. */
 	tree_flush(w->tree);
-	watch_drop_renders(w);
+	watch_drop_renders(w, all ? NULL : names);
 	watch_arm(w);
 }
 

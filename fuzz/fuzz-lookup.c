@@ -24,9 +24,9 @@ static void setup(void)
 {
 	static const char *const dirs[] = { "16",	"32",	      "a/b",
 					    "scalable", "48x48/apps", "x" };
-	char tmpl[] = "/tmp/iconfs-fuzz-XXXXXX";
-
-	base = g_strdup(g_mkdtemp(tmpl));
+	base = g_dir_make_tmp("iconfs-fuzz-XXXXXX", NULL);
+	if (!base)
+		abort();
 	for (size_t i = 0; i < G_N_ELEMENTS(dirs); i++) {
 		g_autofree char *d = g_build_filename(base, "t", dirs[i], NULL);
 		g_autofree char *png = g_build_filename(d, "icon.png", NULL);

@@ -130,8 +130,10 @@ static void chain_walk(struct lookup *l, const char *name, GArray *ids,
 		chain_walk(l, *p, ids, seen);
 }
 
-int lookup_chain(struct lookup *l, const char *theme, const long long **ret_ids,
-		 unsigned *ret_n)
+/* The ids of the themes searched for `theme`, in search order (hicolor and
+ * its parents last); owned by `l` until the next flush. */
+static int lookup_chain(struct lookup *l, const char *theme,
+			const long long **ret_ids, unsigned *ret_n)
 {
 	GArray *ids = g_hash_table_lookup(l->chains, theme);
 

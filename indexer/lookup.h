@@ -37,12 +37,6 @@ int lookup_name_valid(const char *name);
 int lookup_icon(struct lookup *l, const char *theme, const char *name, int size,
 		int scale, char **ret_path, int *ret_ext);
 
-/* The ids of the themes searched for `theme`, in search order (hicolor and
- * its parents last). Owned by `l`, valid until the next call or flush;
- * *ret_n is the count. */
-int lookup_chain(struct lookup *l, const char *theme, const long long **ret_ids,
-		 unsigned *ret_n);
-
 /* Every name that resolves in `theme` at any size: the names in its search
  * chain plus the unthemed fallbacks, sorted, each once. The array and its
  * strings are newly allocated (g_ptr_array_unref frees all). */

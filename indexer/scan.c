@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <glib.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -12,6 +13,7 @@
 #include "log.h"
 #include "scan.h"
 #include "theme.h"
+#include "time-util.h"
 
 enum dir_kind {
 	DIR_KIND_BASE = 0,
@@ -104,15 +106,10 @@ const char *scan_ext_name(int ext)
 							    : "";
 }
 
-static long long ts_ns(struct timespec ts)
-{
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static struct stamp stamp_of(const struct stat *st)
 {
-	return (struct stamp){ (long long)st->st_ino, ts_ns(st->st_mtim),
-			       ts_ns(st->st_ctim) };
+	return (struct stamp){ (long long)st->st_ino, timespec_ns(st->st_mtim),
+			       timespec_ns(st->st_ctim) };
 }
 
 static int stamp_eq(struct stamp a, struct stamp b)
@@ -311,8 +308,8 @@ static int listing_read(struct scanner *s, long long id, const char *path)
 static int dir_attach_listing(struct scanner *s, long long dir_id,
 			      const char *path, const struct stat *st)
 {
-	long long id = -1, mtime = ts_ns(st->st_mtim),
-		  ctime = ts_ns(st->st_ctim);
+	long long id = -1, mtime = timespec_ns(st->st_mtim),
+		  ctime = timespec_ns(st->st_ctim);
 	bool read = false;
 	int rc, r;
 
@@ -593,7 +590,7 @@ static int theme_store(struct scanner *s, long long tid, const char *path,
 	if (path) {
 		sqlite3_bind_text(up, 2, path, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(up, 3, (long long)st->st_ino);
-		sqlite3_bind_int64(up, 4, ts_ns(st->st_mtim));
+		sqlite3_bind_int64(up, 4, timespec_ns(st->st_mtim));
 		sqlite3_bind_int64(up, 5, (long long)st->st_size);
 	} else {
 		sqlite3_bind_null(up, 2);
@@ -683,7 +680,7 @@ static int theme_refresh_index(struct scanner *s, long long tid,
 	}
 	if (streq(db_column_str(q, 0), found) &&
 	    sqlite3_column_int64(q, 1) == (long long)st.st_ino &&
-	    sqlite3_column_int64(q, 2) == ts_ns(st.st_mtim) &&
+	    sqlite3_column_int64(q, 2) == timespec_ns(st.st_mtim) &&
 	    sqlite3_column_int64(q, 3) == (long long)st.st_size)
 		return 0;
 

@@ -73,6 +73,23 @@ def lookup_batch(db, bases, theme, queries, scale=1):
     return [o or None for o in out]
 
 
+def symlink_farm(dst, themes, with_cache=True):
+    """The installed `themes` again under `dst`: index.theme and other files
+    copied, subdirectories as symlinks to the real ones (so the same icons,
+    and without icon-theme.cache when with_cache is False)."""
+    for t in themes:
+        src = f"/usr/share/icons/{t}"
+        os.makedirs(os.path.join(dst, t))
+        for e in os.listdir(src):
+            if e == "icon-theme.cache" and not with_cache:
+                continue
+            s = os.path.join(src, e)
+            if os.path.isdir(s):
+                os.symlink(os.path.realpath(s), os.path.join(dst, t, e))
+            else:
+                shutil.copy(s, os.path.join(dst, t, e))
+
+
 def errno_of(fn):
     """The errno fn() fails with, 0 when it succeeds."""
     try:

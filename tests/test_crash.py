@@ -16,7 +16,7 @@ import threading
 import time
 
 from common import (ICONFS, check, check_eq, counters, finish, lookup_batch, mounted,
-                    need_fuse, need_theme, png_size, run)
+                    need_fuse, need_theme, png_size, run, symlink_farm)
 
 KILLS = 50 if os.environ.get("ICONFS_LONG_TESTS") == "1" else 6
 need_theme("breeze", "Adwaita", "hicolor")
@@ -31,23 +31,12 @@ def integrity(db):
         con.close()
 
 
-def farm(dst, themes):
-    for t in themes:
-        os.makedirs(os.path.join(dst, t))
-        for e in os.listdir(f"/usr/share/icons/{t}"):
-            src = os.path.join("/usr/share/icons", t, e)
-            if os.path.isdir(src):
-                os.symlink(os.path.realpath(src), os.path.join(dst, t, e))
-            else:
-                shutil.copy(src, os.path.join(dst, t, e))
-
-
 tmp = tempfile.mkdtemp(prefix="iconfs-crash-")
 try:
     # symlinks into /usr/share/icons, which is a base directory too (what
     # lies outside every base directory is never indexed nor served)
     base = os.path.join(tmp, "icons") + ":/usr/share/icons"
-    farm(base.split(":")[0], ["breeze", "Adwaita", "hicolor"])
+    symlink_farm(base.split(":")[0], ["breeze", "Adwaita", "hicolor"])
     names = sorted({f.rsplit(".", 1)[0] for f in os.listdir("/usr/share/icons/breeze/actions/22")})
     sample = rng.sample(names, 60)
     ref_db = os.path.join(tmp, "ref.sqlite")
