@@ -1,6 +1,7 @@
 """Shared helpers of the Python tests: running iconfs, mounting it on a
 temporary directory (always unmounted again), PNG headers, skips."""
 import contextlib
+import errno
 import os
 import shutil
 import struct
@@ -88,6 +89,30 @@ def symlink_farm(dst, themes, with_cache=True):
                 os.symlink(os.path.realpath(s), os.path.join(dst, t, e))
             else:
                 shutil.copy(s, os.path.join(dst, t, e))
+
+
+def fill_disk(path):
+    """Fill the filesystem holding `path` with one file until it is full.
+    Unbuffered writes on a raw fd: ENOSPC is the expected end, and nothing
+    is left in a buffer to be flushed (and fail) later."""
+    chunk = b"\0" * 65536
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        while True:
+            try:
+                n = os.write(fd, chunk)
+            except OSError as e:
+                if e.errno != errno.ENOSPC:
+                    raise
+                # the last partial block: fill it in small pieces
+                if len(chunk) == 1:
+                    break
+                chunk = chunk[:len(chunk) // 2]
+                continue
+            if n == 0:
+                break
+    finally:
+        os.close(fd)
 
 
 def errno_of(fn):

@@ -15,7 +15,7 @@ import tempfile
 import threading
 import time
 
-from common import (ICONFS, check, check_eq, counters, finish, lookup_batch, mounted,
+from common import (ICONFS, check, check_eq, counters, fill_disk, finish, lookup_batch, mounted,
                     need_fuse, need_theme, png_size, run, symlink_farm)
 
 KILLS = 50 if os.environ.get("ICONFS_LONG_TESTS") == "1" else 6
@@ -128,13 +128,7 @@ try:
             with mounted(full_db, base, theme="breeze") as mnt:
                 os.stat(os.path.join(mnt, "16", probe[0] + ".png"))
                 # the disk fills up while the daemon runs
-                with open(os.path.join(small, "filler"), "wb") as f:
-                    try:
-                        while True:
-                            f.write(b"\0" * 65536)
-                            f.flush()
-                    except OSError:
-                        pass
+                fill_disk(os.path.join(small, "filler"))
                 served = 0
                 for n in probe[:20]:
                     data = open(os.path.join(mnt, "200", n + ".png"), "rb").read()
