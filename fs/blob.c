@@ -1,145 +1,306 @@
 /* The rendered-blob table; see blob.h. */
 #include <errno.h>
 #include <string.h>
-#include <time.h>
+#include <zlib.h>
 
 #include "blob.h"
 #include "db.h"
 #include "log.h"
 
-/* A blob's last use is written back at most this often (seconds), so that
- * reading stays a read. */
-#define BLOB_USED_GRANULARITY 3600
+/* Who judged a failure: a newer iconfs may decode what this one cannot. */
+#define BLOB_JUDGE ICONFS_VERSION
 
-static void bind_key(sqlite3_stmt *s, const struct blob_key *k)
+static uint32_t crc_add(uint32_t crc, const void *p, size_t n)
 {
-	sqlite3_bind_text(s, 1, k->source, -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, 2, (int)k->px);
+	return (uint32_t)crc32(crc, p, (uInt)n);
+}
+
+static uint32_t crc_add_i64(uint32_t crc, long long v)
+{
+	uint8_t b[8];
+
+	for (int i = 0; i < 8; i++)
+		b[i] = (uint8_t)((unsigned long long)v >> (8 * i));
+	return crc_add(crc, b, sizeof(b));
+}
+
+/* The checksum of a row's head: everything but `used` and the data, whose
+ * own checksum is part of it. */
+static uint32_t head_crc(const struct blob_key *k, int status,
+			 const char *judged, long long bytes, uint32_t data_crc)
+{
+	uint32_t c = (uint32_t)crc32(0, Z_NULL, 0);
+
+	c = crc_add(c, k->source, strlen(k->source) + 1);
+	c = crc_add_i64(c, k->px);
+	c = crc_add_i64(c, k->ino);
+	c = crc_add_i64(c, k->size);
+	c = crc_add_i64(c, k->mtime_ns);
+	c = crc_add_i64(c, status);
+	c = crc_add(c, judged, strlen(judged) + 1);
+	c = crc_add_i64(c, bytes);
+	return crc_add_i64(c, data_crc);
+}
+
+static uint32_t data_crc(const void *data, size_t len)
+{
+	return crc_add((uint32_t)crc32(0, Z_NULL, 0), data, len);
+}
+
+static void bind_key(sqlite3_stmt *s, const char *source, unsigned px)
+{
+	sqlite3_bind_text(s, 1, source, -1, SQLITE_STATIC);
+	sqlite3_bind_int(s, 2, (int)px);
+}
+
+enum {
+	COL_INO,
+	COL_SIZE,
+	COL_MTIME,
+	COL_STATUS,
+	COL_JUDGED,
+	COL_BYTES,
+	COL_DATA_CRC,
+	COL_HEAD_CRC,
+	COL_USED,
+	COL_LENGTH,
+	COL_DATA,
+};
+
+static int blob_bad(const struct blob_key *k, const char *why)
+{
+	log_warning("rendered '%s' at %u px fails its check (%s), rendering "
+		    "again",
+		    k->source, k->px, why);
+	return -ENOENT;
 }
 
 int blob_get(sqlite3 *db, const struct blob_key *k, void **ret_data,
-	     size_t *ret_len)
+	     size_t *ret_len, long long *ret_used)
 {
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *s = NULL;
-	long long used;
-	int rc, r;
+	long long bytes;
+	const char *judged;
+	uint32_t dcrc;
+	int status, rc, r;
 
+	/* length() of a blob comes from the record header: the data itself
+	 * is read only when asked for. */
 	r = db_prepare(db,
 		       ret_data ? "SELECT src_ino, src_size, src_mtime_ns, "
-				  "status, bytes, used, data FROM blob "
+				  "status, judged, bytes, data_crc, head_crc, "
+				  "used, length(data), data FROM blob "
 				  "WHERE source = ?1 AND px = ?2"
 				: "SELECT src_ino, src_size, src_mtime_ns, "
-				  "status, bytes, used FROM blob "
+				  "status, judged, bytes, data_crc, head_crc, "
+				  "used, length(data) FROM blob "
 				  "WHERE source = ?1 AND px = ?2",
 		       &s);
 	if (r < 0)
 		return r;
-	bind_key(s, k);
+	bind_key(s, k->source, k->px);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_DONE)
 		return -ENOENT;
 	if (rc != SQLITE_ROW)
 		return db_log_error(db, rc, "cannot read rendered icon");
-	if (sqlite3_column_int64(s, 0) != k->ino ||
-	    sqlite3_column_int64(s, 1) != k->size ||
-	    sqlite3_column_int64(s, 2) != k->mtime_ns)
-		return -ENOENT;
-	if (sqlite3_column_int(s, 3) != 0)
-		return -EIO;
-	if (ret_data) {
-		const void *d = sqlite3_column_blob(s, 6);
-		size_t n = sqlite3_column_bytes(s, 6);
-		void *copy = malloc(n ? n : 1);
+	if (sqlite3_column_int64(s, COL_INO) != k->ino ||
+	    sqlite3_column_int64(s, COL_SIZE) != k->size ||
+	    sqlite3_column_int64(s, COL_MTIME) != k->mtime_ns)
+		return -ENOENT; /* stale: the source changed */
 
+	status = sqlite3_column_int(s, COL_STATUS);
+	judged = db_column_str(s, COL_JUDGED);
+	bytes = sqlite3_column_int64(s, COL_BYTES);
+	dcrc = (uint32_t)sqlite3_column_int64(s, COL_DATA_CRC);
+	if ((uint32_t)sqlite3_column_int64(s, COL_HEAD_CRC) !=
+	    head_crc(k, status, judged, bytes, dcrc))
+		return blob_bad(k, "head checksum");
+	if (status != 0)
+		return streq(judged, BLOB_JUDGE) ? -EIO : -ENOENT;
+	if (bytes <= 0 || sqlite3_column_int64(s, COL_LENGTH) != bytes)
+		return blob_bad(k, "length");
+	if (ret_data) {
+		const void *d = sqlite3_column_blob(s, COL_DATA);
+		size_t n = (size_t)sqlite3_column_bytes(s, COL_DATA);
+		void *copy;
+
+		if (!d || n != (size_t)bytes || data_crc(d, n) != dcrc)
+			return blob_bad(k, "data checksum");
+		copy = malloc(n);
 		if (!copy)
 			return -ENOMEM;
 		memcpy(copy, d, n);
 		*ret_data = copy;
 	}
-	*ret_len = sqlite3_column_int64(s, 4);
-	used = sqlite3_column_int64(s, 5);
-	sqlite3_finalize(TAKE_PTR(s));
-
-	if (time(NULL) - used > BLOB_USED_GRANULARITY) {
-		r = db_prepare(db,
-			       "UPDATE blob SET used = ?3 "
-			       "WHERE source = ?1 AND px = ?2",
-			       &s);
-		if (r >= 0) {
-			bind_key(s, k);
-			sqlite3_bind_int64(s, 3, (long long)time(NULL));
-			(void)sqlite3_step(s);
-		}
-	}
+	*ret_len = (size_t)bytes;
+	if (ret_used)
+		*ret_used = sqlite3_column_int64(s, COL_USED);
 	return 0;
 }
 
+/* Bytes of the row (source, px) before it is replaced or deleted. */
+static long long blob_bytes_of(sqlite3 *db, const char *source, unsigned px)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *s = NULL;
+
+	if (db_prepare(db, "SELECT bytes FROM blob WHERE source = ?1 AND px = ?2",
+		       &s) < 0)
+		return 0;
+	bind_key(s, source, px);
+	return sqlite3_step(s) == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
+}
+
 int blob_put(sqlite3 *db, const struct blob_key *k, int status,
-	     const void *data, size_t len)
+	     const void *data, size_t len, long long *ret_delta)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *s = NULL;
+	const char *judged = status == 0 ? "" : BLOB_JUDGE;
+	long long bytes = status == 0 ? (long long)len : 0;
+	uint32_t dcrc = status == 0 ? data_crc(data, len) : 0;
+	long long old = blob_bytes_of(db, k->source, k->px);
+	int rc, r;
+
+	r = db_prepare(db,
+		       "INSERT OR REPLACE INTO blob(source, px, src_ino, "
+		       "src_size, src_mtime_ns, status, judged, bytes, "
+		       "data_crc, head_crc, used, data) VALUES (?1, ?2, ?3, "
+		       "?4, ?5, ?6, ?7, ?8, ?9, ?10, unixepoch(), ?11)",
+		       &s);
+	if (r < 0)
+		return r;
+	bind_key(s, k->source, k->px);
+	sqlite3_bind_int64(s, 3, k->ino);
+	sqlite3_bind_int64(s, 4, k->size);
+	sqlite3_bind_int64(s, 5, k->mtime_ns);
+	sqlite3_bind_int(s, 6, status);
+	sqlite3_bind_text(s, 7, judged, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(s, 8, bytes);
+	sqlite3_bind_int64(s, 9, dcrc);
+	sqlite3_bind_int64(s, 10, head_crc(k, status, judged, bytes, dcrc));
+	if (status == 0)
+		sqlite3_bind_blob(s, 11, data, (int)len, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(s, 11);
+	rc = sqlite3_step(s);
+	if (rc != SQLITE_DONE)
+		return db_errno(rc);
+	if (ret_delta)
+		*ret_delta = bytes - old;
+	return 0;
+}
+
+int blob_touch(sqlite3 *db, const char *source, unsigned px, long long when)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *s = NULL;
+	int r = db_prepare(db,
+			   "UPDATE blob SET used = ?3 "
+			   "WHERE source = ?1 AND px = ?2",
+			   &s);
+
+	if (r < 0)
+		return r;
+	bind_key(s, source, px);
+	sqlite3_bind_int64(s, 3, when);
+	return db_errno(sqlite3_step(s));
+}
+
+long long blob_total(sqlite3 *db)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *s = NULL;
+
+	if (db_prepare(db, "SELECT total(bytes) FROM blob INDEXED BY blob_used",
+		       &s) < 0 ||
+	    sqlite3_step(s) != SQLITE_ROW)
+		return 0;
+	return (long long)sqlite3_column_double(s, 0);
+}
+
+long long blob_evict(sqlite3 *db, long long want, unsigned max_rows)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *del = NULL;
+	long long freed = 0;
+	int r;
+
+	r = db_prepare(db, "SELECT id, bytes FROM blob ORDER BY used LIMIT ?1",
+		       &q);
+	if (r >= 0)
+		r = db_prepare(db, "DELETE FROM blob WHERE id = ?1", &del);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int(q, 1, (int)max_rows);
+	while (freed < want && sqlite3_step(q) == SQLITE_ROW) {
+		sqlite3_bind_int64(del, 1, sqlite3_column_int64(q, 0));
+		r = db_errno(sqlite3_step(del));
+		sqlite3_reset(del);
+		if (r < 0)
+			return r;
+		freed += sqlite3_column_int64(q, 1);
+	}
+	return freed;
+}
+
+long long blob_drop_source(sqlite3 *db, const char *source)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *s = NULL;
+	long long freed = 0;
+	int rc, r;
+
+	r = db_prepare(db, "DELETE FROM blob WHERE source = ?1 RETURNING bytes",
+		       &s);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(s, 1, source, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+		freed += sqlite3_column_int64(s, 0);
+	return rc == SQLITE_DONE ? freed : db_errno(rc);
+}
+
+int blob_foreach_source(sqlite3 *db,
+			void (*fn)(const struct blob_key *k, void *userdata),
+			void *userdata)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	int rc, r;
+
+	r = db_prepare(db,
+		       "SELECT source, src_ino, src_size, src_mtime_ns "
+		       "FROM blob GROUP BY source",
+		       &q);
+	if (r < 0)
+		return r;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		struct blob_key k = {
+			.source = db_column_str(q, 0),
+			.ino = sqlite3_column_int64(q, 1),
+			.size = sqlite3_column_int64(q, 2),
+			.mtime_ns = sqlite3_column_int64(q, 3),
+		};
+		fn(&k, userdata);
+	}
+	return db_errno(rc);
+}
+
+int blob_stats(sqlite3 *db, struct blob_stats *ret)
 {
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *s = NULL;
 	int rc, r;
 
 	r = db_prepare(db,
-		       "INSERT OR REPLACE INTO blob(source, px, src_ino, "
-		       "src_size, src_mtime_ns, status, data, bytes, used) "
-		       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+		       "SELECT count(*) FILTER (WHERE status = 0), "
+		       "total(bytes), count(*) FILTER (WHERE status != 0) "
+		       "FROM blob",
 		       &s);
 	if (r < 0)
 		return r;
-	bind_key(s, k);
-	sqlite3_bind_int64(s, 3, k->ino);
-	sqlite3_bind_int64(s, 4, k->size);
-	sqlite3_bind_int64(s, 5, k->mtime_ns);
-	sqlite3_bind_int(s, 6, status);
-	if (status == 0)
-		sqlite3_bind_blob(s, 7, data, (int)len, SQLITE_STATIC);
-	else
-		sqlite3_bind_null(s, 7);
-	sqlite3_bind_int64(s, 8, status == 0 ? (long long)len : 0);
-	sqlite3_bind_int64(s, 9, (long long)time(NULL));
 	rc = sqlite3_step(s);
-	if (rc != SQLITE_DONE)
+	if (rc != SQLITE_ROW)
 		return db_errno(rc);
+	*ret = (struct blob_stats){
+		.rendered = sqlite3_column_int64(s, 0),
+		.bytes = (long long)sqlite3_column_double(s, 1),
+		.failed = sqlite3_column_int64(s, 2),
+	};
 	return 0;
-}
-
-long long blob_trim(sqlite3 *db, long long budget)
-{
-	_cleanup_(sqlite3_finalizep) sqlite3_stmt *sum = NULL;
-	_cleanup_(sqlite3_finalizep) sqlite3_stmt *del = NULL;
-	long long total, evicted = 0;
-
-	if (db_prepare(db, "SELECT coalesce(sum(bytes), 0) FROM blob", &sum) <
-		    0 ||
-	    sqlite3_step(sum) != SQLITE_ROW)
-		return 0;
-	total = sqlite3_column_int64(sum, 0);
-	if (total <= budget)
-		return 0;
-	/* Trim to 90% so that eviction does not run on every insert: the
-	 * least recently used rows whose running total stays under what
-	 * must go, and the one that crosses it. */
-	if (db_prepare(db,
-		       "DELETE FROM blob WHERE (source, px) IN ("
-		       "SELECT source, px FROM (SELECT source, px, bytes, "
-		       "sum(bytes) OVER (ORDER BY used, source, px) AS acc "
-		       "FROM blob) WHERE acc - bytes < ?1) RETURNING bytes",
-		       &del) < 0)
-		return 0;
-	sqlite3_bind_int64(del, 1, total - budget / 10 * 9);
-	while (sqlite3_step(del) == SQLITE_ROW)
-		evicted += sqlite3_column_int64(del, 0);
-	return evicted;
-}
-
-int blob_drop_source(sqlite3 *db, const char *source)
-{
-	_cleanup_(sqlite3_finalizep) sqlite3_stmt *s = NULL;
-	int r = db_prepare(db, "DELETE FROM blob WHERE source = ?1", &s);
-
-	if (r < 0)
-		return r;
-	sqlite3_bind_text(s, 1, source, -1, SQLITE_STATIC);
-	return sqlite3_step(s) == SQLITE_DONE ? 0 : -EIO;
 }

@@ -1,13 +1,19 @@
-/* The rendered-blob table: exact-size PNGs keyed by the source's real path
- * and pixel size, valid while the source's stamp (inode, size, mtime) is
- * unchanged. A failed render is stored too (status = errno), so an
- * unchanged broken source is not retried. Writes are single transactions,
- * so a crash never leaves half a blob; a full disk makes blob_put() fail
- * with -ENOSPC and nothing else. Each call uses the caller's connection. */
+/* The rendered-blob table, and the only code with SQL for it: exact-size
+ * PNGs keyed by the source's real path and pixel size, valid while the
+ * source's stamp (inode, size, mtime) is unchanged. Every row carries
+ * checksums over its key, stamp, length and data (schema 003): a row that
+ * fails them is treated as missing, never served. A failure is stored only
+ * as a verdict on the source, stamped with the iconfs version that gave it.
+ *
+ * Reads (blob_get) run on the caller's connection and never write. Writes
+ * (blob_put, blob_touch, blob_evict, blob_drop_source) are the blob
+ * writer's (store.h), inside its transactions. */
 #pragma once
 
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct blob_key {
 	const char *source; /* real path */
@@ -15,19 +21,41 @@ struct blob_key {
 	long long ino, size, mtime_ns;
 };
 
-/* 0 and the PNG's length when a valid blob exists (data too when ret_data
- * is not NULL, malloc()ed); -ENOENT when there is none or it is stale;
- * -EIO when a failure is recorded for this stamp. */
+/* 0 when a valid blob exists: its length and, when ret_data is not NULL,
+ * its verified bytes (malloc()ed). Without ret_data only the row's head is
+ * read (length, stamps, checksums), never the data. *ret_used (may be NULL)
+ * gets the row's last use. -ENOENT when there is none, it is stale, it
+ * fails its checks (logged) or is a failure judged by another version;
+ * -EIO for a failure this version judged. */
 int blob_get(sqlite3 *db, const struct blob_key *k, void **ret_data,
-	     size_t *ret_len);
+	     size_t *ret_len, long long *ret_used);
 
-/* Store a render (status 0, data) or a failure (status > 0 errno). */
+/* Store a render (status 0, data) or a verdict (status > 0, an errno),
+ * replacing any row of the key. *ret_delta: the change of the table's
+ * byte total. */
 int blob_put(sqlite3 *db, const struct blob_key *k, int status,
-	     const void *data, size_t len);
+	     const void *data, size_t len, long long *ret_delta);
 
-/* Evict least recently used blobs until the table holds at most `budget`
- * bytes. Returns the number of bytes evicted. */
-long long blob_trim(sqlite3 *db, long long budget);
+/* Record a use of (source, px) at `when` (unix seconds). */
+int blob_touch(sqlite3 *db, const char *source, unsigned px, long long when);
 
-/* Delete every blob whose source is `source` (any size). */
-int blob_drop_source(sqlite3 *db, const char *source);
+/* Total bytes of stored renders (read from an index, not the data). */
+long long blob_total(sqlite3 *db);
+
+/* Delete least recently used rows until `want` bytes are freed or
+ * `max_rows` rows went. Returns the bytes freed or -errno. */
+long long blob_evict(sqlite3 *db, long long want, unsigned max_rows);
+
+/* Delete every row of `source` (any size). Returns the bytes freed or
+ * -errno. */
+long long blob_drop_source(sqlite3 *db, const char *source);
+
+/* Call fn for every distinct source with the stamp of one of its rows. */
+int blob_foreach_source(sqlite3 *db,
+			void (*fn)(const struct blob_key *k, void *userdata),
+			void *userdata);
+
+struct blob_stats {
+	long long rendered, bytes, failed;
+};
+int blob_stats(sqlite3 *db, struct blob_stats *ret);

@@ -6,14 +6,25 @@
 #include <stdbool.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #include "blob.h"
+#include "store.h"
 #include "content.h"
 #include "log.h"
 #include "time-util.h"
 
-/* Writes between two checks of the blob table's byte budget. */
-#define TRIM_EVERY 64
+/* Back-off after a failure that says nothing about the source (deadline,
+ * worker died or hit a limit): first retry after this long, doubling up to
+ * the cap. Kept in memory only: a restart tries again at once. */
+#define RETRY_FIRST_MS 1000
+#define RETRY_MAX_MS   (5 * 60 * 1000)
+/* A reader waiting for another thread's render of the same icon gives up
+ * this long after the render's own deadline. */
+#define INFLIGHT_SLACK_MS 1000
+
+/* A stored render's last use is noted at most this often (seconds). */
+#define CONTENT_USED_GRANULARITY 3600
 
 struct inflight {
 	pthread_cond_t done_cond;
@@ -21,36 +32,42 @@ struct inflight {
 	int waiters;
 };
 
+struct retry {
+	long long not_before; /* now_ms() */
+	unsigned delay_ms;
+};
+
 struct content {
 	char **basedirs;
 	char **realbases; /* realpath of each base dir, NULL until it exists;
 			   * lock */
 	struct render_pool *pool;
-	long long budget;
-	atomic_uint puts;
+	struct store *store;
+	unsigned deadline_ms;
 	struct content_counters counters;
 
 	pthread_mutex_t lock;
 	GHashTable *inflight; /* "px:realpath" → struct inflight; lock */
-	/* Blob writes of this process go one at a time: waiting here is
-	 * cheap, SQLite's busy handler sleeps in milliseconds. */
-	pthread_mutex_t write_lock;
+	GHashTable *retry;    /* "px:realpath" → struct retry; lock */
 };
 
-int content_new(char *const *basedirs, unsigned workers, unsigned deadline_ms,
-		long long budget, struct content **ret)
+int content_new(const char *db_path, char *const *basedirs, unsigned workers,
+		unsigned deadline_ms, long long budget, struct content **ret)
 {
 	struct content *c = g_new0(struct content, 1);
 	int r;
 
 	c->basedirs = g_strdupv((char **)basedirs);
 	c->realbases = g_new0(char *, g_strv_length(c->basedirs) + 1);
-	c->budget = budget;
+	c->deadline_ms = deadline_ms;
 	pthread_mutex_init(&c->lock, NULL);
-	pthread_mutex_init(&c->write_lock, NULL);
 	c->inflight =
 		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	c->retry = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					 g_free);
 	r = render_pool_new(workers, deadline_ms, &c->pool);
+	if (r >= 0)
+		r = store_new(db_path, budget, &c->store);
 	if (r < 0) {
 		content_free(c);
 		return r;
@@ -63,21 +80,33 @@ struct content *content_free(struct content *c)
 {
 	if (!c)
 		return NULL;
+	store_free(c->store);
 	render_pool_free(c->pool);
 	for (guint i = 0; c->basedirs && c->basedirs[i]; i++)
 		free(c->realbases[i]);
 	g_free(c->realbases);
 	g_strfreev(c->basedirs);
 	g_hash_table_destroy(c->inflight);
+	g_hash_table_destroy(c->retry);
 	pthread_mutex_destroy(&c->lock);
-	pthread_mutex_destroy(&c->write_lock);
 	g_free(c);
 	return NULL;
 }
 
 struct content_counters *content_counters(struct content *c)
 {
+	c->counters.cache_errors = store_errors(c->store);
 	return &c->counters;
+}
+
+int content_sync(struct content *c, unsigned timeout_ms)
+{
+	return store_sync(c->store, timeout_ms);
+}
+
+void content_drop_source(struct content *c, const char *real)
+{
+	store_drop_source(c->store, real);
 }
 
 unsigned long long content_worker_restarts(struct content *c)
@@ -179,51 +208,103 @@ static int read_fd(int fd, size_t size, void **ret)
 	return 0;
 }
 
-/* Render (source, px) once, however many threads ask at the same time; the
- * result lands in the blob table. When it cannot be stored (disk full) the
- * bytes are returned to this caller only. */
-static int content_render(struct content *c, sqlite3 *db, int fd,
-			  const struct blob_key *k, int ext, void **ret_data,
+/* A stored or queued render: 0 (with the bytes when ret_data is not NULL),
+ * -EIO for a verdict on the source, -ENOENT when there is none. A use is
+ * noted when the stored one is old. */
+static int content_stored(struct content *c, sqlite3 *db,
+			  const struct blob_key *k, void **ret_data,
 			  size_t *ret_len)
 {
-	g_autofree char *key = g_strdup_printf("%u:%s", k->px, k->source);
+	long long used = 0;
+	int r;
+
+	r = store_get_pending(c->store, k, ret_data, ret_len);
+	if (r != -ENOENT)
+		return r;
+	r = blob_get(db, k, ret_data, ret_len, &used);
+	if (r == 0 && time(NULL) - used > CONTENT_USED_GRANULARITY)
+		store_touch(c->store, k->source, k->px);
+	return r;
+}
+
+/* -EIO while a recent failure's back-off lasts. */
+static int retry_check(struct content *c, const char *key)
+{
+	struct retry *t;
+	int r = 0;
+
+	pthread_mutex_lock(&c->lock);
+	t = g_hash_table_lookup(c->retry, key);
+	if (t && now_ms() < t->not_before)
+		r = -EIO;
+	pthread_mutex_unlock(&c->lock);
+	return r;
+}
+
+static void retry_note(struct content *c, const char *key, bool failed)
+{
+	struct retry *t;
+
+	pthread_mutex_lock(&c->lock);
+	t = g_hash_table_lookup(c->retry, key);
+	if (!failed) {
+		if (t)
+			g_hash_table_remove(c->retry, key);
+	} else {
+		if (!t) {
+			t = g_new0(struct retry, 1);
+			g_hash_table_insert(c->retry, g_strdup(key), t);
+		}
+		t->delay_ms = t->delay_ms ? MIN(t->delay_ms * 2, RETRY_MAX_MS)
+					  : RETRY_FIRST_MS;
+		t->not_before = now_ms() + t->delay_ms;
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* Wait for another thread's render of `key`; false when it overran. */
+static bool inflight_wait(struct content *c, struct inflight *inf)
+{
+	long long deadline = now_ms() + c->deadline_ms + INFLIGHT_SLACK_MS;
+	struct timespec until = { .tv_sec = deadline / 1000,
+				  .tv_nsec = deadline % 1000 * 1000000 };
+	int r = 0;
+
+	inf->waiters++;
+	while (!inf->done && r == 0)
+		r = pthread_cond_timedwait(&inf->done_cond, &c->lock, &until);
+	if (--inf->waiters == 0 && inf->done) {
+		pthread_cond_destroy(&inf->done_cond);
+		g_free(inf);
+	}
+	return r == 0;
+}
+
+static void inflight_done(struct content *c, const char *key,
+			  struct inflight *inf)
+{
+	pthread_mutex_lock(&c->lock);
+	g_hash_table_remove(c->inflight, key);
+	inf->done = 1;
+	pthread_cond_broadcast(&inf->done_cond);
+	if (inf->waiters == 0) {
+		pthread_cond_destroy(&inf->done_cond);
+		g_free(inf);
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* Render (source, px) through the pool and queue the result for the blob
+ * writer. A verdict on the source (-EINVAL, -EFBIG) is stored; any other
+ * failure only delays the next try. */
+static int content_render_now(struct content *c, int fd,
+			      const struct blob_key *k, int ext,
+			      const char *key, void **ret_data, size_t *ret_len)
+{
 	_cleanup_free_ void *src = NULL;
 	_cleanup_free_ void *png = NULL;
-	struct inflight *inf;
 	size_t png_len = 0;
-	int r, w;
-
-	for (;;) {
-		r = blob_get(db, k, ret_data, ret_len);
-		if (r != -ENOENT) {
-			if (r == 0)
-				atomic_fetch_add(&c->counters.blob_hits, 1);
-			return r;
-		}
-		pthread_mutex_lock(&c->lock);
-		inf = g_hash_table_lookup(c->inflight, key);
-		if (!inf)
-			break;
-		inf->waiters++;
-		while (!inf->done)
-			pthread_cond_wait(&inf->done_cond, &c->lock);
-		if (--inf->waiters == 0)
-			g_free(inf);
-		pthread_mutex_unlock(&c->lock);
-		/* When the first render could not be stored we render too,
-		 * rather than wait forever on a full disk. */
-		w = blob_get(db, k, ret_data, ret_len);
-		if (w != -ENOENT)
-			return w;
-		pthread_mutex_lock(&c->lock);
-		if (!g_hash_table_contains(c->inflight, key))
-			break;
-		pthread_mutex_unlock(&c->lock);
-	}
-	inf = g_new0(struct inflight, 1);
-	pthread_cond_init(&inf->done_cond, NULL);
-	g_hash_table_insert(c->inflight, g_strdup(key), inf);
-	pthread_mutex_unlock(&c->lock);
+	int r;
 
 	r = k->size > RASTER_SOURCE_MAX ? -EFBIG
 					: read_fd(fd, (size_t)k->size, &src);
@@ -232,45 +313,78 @@ static int content_render(struct content *c, sqlite3 *db, int fd,
 		r = render_pool_render(c->pool, src, (size_t)k->size, ext,
 				       k->px, &png, &png_len);
 	}
+	if (r == -EINVAL || r == -EFBIG) {
+		atomic_fetch_add(&c->counters.render_failures, 1);
+		log_warning("cannot render '%s' at %u px (%s): EIO until it "
+			    "changes",
+			    k->source, k->px,
+			    r == -EFBIG ? "too large" : "not a usable image");
+		store_put(c->store, k, -r, NULL, 0);
+		return -EIO;
+	}
 	if (r < 0) {
 		atomic_fetch_add(&c->counters.render_failures, 1);
-		log_warning("cannot render '%s' at %u px: EIO until it "
-			    "changes",
-			    k->source, k->px);
-		r = -EIO;
+		log_warning_errno(r,
+				  "rendering '%s' at %u px failed: %m, will "
+				  "try again",
+				  k->source, k->px);
+		retry_note(c, key, true);
+		return -EIO;
 	}
-	pthread_mutex_lock(&c->write_lock);
-	w = blob_put(db, k, r < 0 ? -r : 0, png, png_len);
-	if (w >= 0 && atomic_fetch_add(&c->puts, 1) % TRIM_EVERY == 0)
-		(void)blob_trim(db, c->budget);
-	pthread_mutex_unlock(&c->write_lock);
-	if (w < 0) {
-		unsigned long long n =
-			atomic_fetch_add(&c->counters.cache_errors, 1) + 1;
-
-		/* a full disk fails every write: say so now and then */
-		if ((n & (n - 1)) == 0)
-			log_warning_errno(w,
-					  "cannot store rendered '%s': %m, "
-					  "serving without caching (%llu "
-					  "times so far)",
-					  k->source, n);
-	}
-
-	pthread_mutex_lock(&c->lock);
-	g_hash_table_remove(c->inflight, key);
-	inf->done = 1;
-	pthread_cond_broadcast(&inf->done_cond);
-	if (inf->waiters == 0)
-		g_free(inf);
-	pthread_mutex_unlock(&c->lock);
-
-	if (r < 0)
-		return r;
+	retry_note(c, key, false);
+	store_put(c->store, k, 0, png, png_len);
 	*ret_len = png_len;
 	if (ret_data)
 		*ret_data = TAKE_PTR(png);
 	return 0;
+}
+
+/* The rendered file for (source, px): stored, queued, or rendered now,
+ * once however many threads ask at the same time. Every wait is bounded
+ * by the render deadline. */
+static int content_render(struct content *c, sqlite3 *db, int fd,
+			  const struct blob_key *k, int ext, void **ret_data,
+			  size_t *ret_len)
+{
+	g_autofree char *key = g_strdup_printf("%u:%s", k->px, k->source);
+	struct inflight *inf;
+	int r;
+
+	for (;;) {
+		r = content_stored(c, db, k, ret_data, ret_len);
+		if (r != -ENOENT) {
+			if (r == 0)
+				atomic_fetch_add(&c->counters.blob_hits, 1);
+			return r;
+		}
+		r = retry_check(c, key);
+		if (r < 0)
+			return r;
+		pthread_mutex_lock(&c->lock);
+		inf = g_hash_table_lookup(c->inflight, key);
+		if (!inf)
+			break;
+		if (!inflight_wait(c, inf)) {
+			pthread_mutex_unlock(&c->lock);
+			return -EIO;
+		}
+		pthread_mutex_unlock(&c->lock);
+	}
+	inf = g_new0(struct inflight, 1);
+	{
+		pthread_condattr_t ca;
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&inf->done_cond, &ca);
+		pthread_condattr_destroy(&ca);
+	}
+	g_hash_table_insert(c->inflight, g_strdup(key), inf);
+	pthread_mutex_unlock(&c->lock);
+
+	r = content_render_now(c, fd, k, ext, key, ret_data, ret_len);
+	inflight_done(c, key, inf);
+	return r;
 }
 
 static int content_open_key(struct content *c, const char *source, unsigned px,

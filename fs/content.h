@@ -4,8 +4,15 @@
  * a miss. Concurrent requests for the same unrendered (source, px) share
  * one render. Sources are only served from inside the base directories.
  *
+ * No call writes SQLite or waits on its write lock: renders are queued for
+ * the blob writer (store.h) and served from memory until stored; every
+ * wait (a free worker, the worker, another thread's render of the same
+ * icon) ends by the render deadline. Only a verdict on the source is
+ * stored as a failure; a failure of the machinery (deadline, a worker that
+ * died or hit a limit) is retried after a short, growing back-off.
+ *
  * One struct content is shared by all threads; every call takes the
- * caller's own SQLite connection. */
+ * caller's own (read-only) SQLite connection. */
 #pragma once
 
 #include <sqlite3.h>
@@ -20,17 +27,25 @@ struct content_counters {
 	atomic_ullong render_failures;
 	atomic_ullong blob_hits;    /* answered from the blob table */
 	atomic_ullong native;	    /* served as the source's own bytes */
-	atomic_ullong cache_errors; /* blob writes that failed (disk full) */
+	atomic_ullong cache_errors; /* renders not stored (disk full) */
 };
 
 struct content;
 
-/* `basedirs` (NULL-terminated) bound what may be served. */
-int content_new(char *const *basedirs, unsigned workers, unsigned deadline_ms,
-		long long budget, struct content **ret);
+/* `basedirs` (NULL-terminated) bound what may be served; renders are stored
+ * in the index at `db_path` (already opened and migrated), within `budget`
+ * bytes. */
+int content_new(const char *db_path, char *const *basedirs, unsigned workers,
+		unsigned deadline_ms, long long budget, struct content **ret);
 struct content *content_free(struct content *c);
 
 struct content_counters *content_counters(struct content *c);
+
+/* Wait until the renders queued so far are stored (or given up). */
+int content_sync(struct content *c, unsigned timeout_ms);
+
+/* Forget every stored render of the source at real path `real`. */
+void content_drop_source(struct content *c, const char *real);
 
 /* Render workers replaced so far (crashed, killed at the deadline). */
 unsigned long long content_worker_restarts(struct content *c);

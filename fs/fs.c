@@ -20,10 +20,15 @@
 #include "log.h"
 #include "tree.h"
 #include "watch.h"
+#include "watchdog.h"
 
 /* The kernel may keep entries and attributes this long: live updates
  * invalidate exactly what changed, so there is no reason to expire. */
 #define FS_TIMEOUT 86400.0
+
+/* Longest a request waits for an SQLite lock (readers of a WAL index
+ * normally never wait). */
+#define FS_READ_BUSY_MS 1000
 
 /* Byte budget of the blob table. */
 #define FS_BLOB_BUDGET (512LL * 1024 * 1024)
@@ -63,8 +68,11 @@ static struct tree_ctx *fs_ctx(struct fs *fs)
 		}
 		return x;
 	}
+	/* The index was opened, checked and migrated at start: a request
+	 * thread only connects, read-only, and never waits long for a lock. */
 	x = g_new0(struct tree_ctx, 1);
-	if (db_open(fs->db_path, 0, &x->db) < 0 ||
+	if (db_connect(fs->db_path, DB_QUERY_ONLY, FS_READ_BUSY_MS, &x->db) <
+		    0 ||
 	    lookup_new(x->db, &x->l) < 0) {
 		ctx_free(x);
 		return NULL;
@@ -481,13 +489,17 @@ int fs_mount_main(struct cli_options *o)
 					     : basedirs_default_mountpoint();
 	g_autofree char *theme = basedirs_default_theme(o->theme);
 	g_auto(GStrv) bases = NULL;
+	/* auto_unmount: when the daemon dies, however it dies, the mount
+	 * goes with it and the directory is an ordinary one again. */
 	char *argv[] = { "iconfs", "-o",
-			 "ro,default_permissions,fsname=iconfs,subtype=iconfs",
+			 "ro,default_permissions,fsname=iconfs,subtype=iconfs,"
+			 "auto_unmount",
 			 NULL };
 	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
 	struct fuse_loop_config *cfg = NULL;
 	struct fuse_session *se = NULL;
 	struct watch *watch = NULL;
+	struct watchdog *dog = NULL;
 	struct fs fs = { .db_path = o->db };
 	int r;
 
@@ -508,12 +520,16 @@ int fs_mount_main(struct cli_options *o)
 		return r;
 	sqlite3_close_v2(TAKE_PTR(db));
 
-	r = content_new(bases, (unsigned)o->workers, RENDER_DEADLINE_MS,
+	r = content_new(o->db, bases, (unsigned)o->workers, RENDER_DEADLINE_MS,
 			FS_BLOB_BUDGET, &fs.content);
 	if (r < 0)
 		return r;
-	(void)tree_new(theme, fs.content, &fs.tree);
-	(void)pthread_key_create(&fs.ctx_key, ctx_free);
+	r = tree_new(theme, fs.content, &fs.tree);
+	if (r < 0)
+		goto out;
+	r = -pthread_key_create(&fs.ctx_key, ctx_free);
+	if (r < 0)
+		goto out;
 
 	se = fuse_session_new(&args, &fs_ops, sizeof(fs_ops), &fs);
 	if (!se) {
@@ -532,14 +548,22 @@ int fs_mount_main(struct cli_options *o)
 	log_info("serving theme '%s' on '%s'", theme, mnt);
 	(void)fuse_daemonize(o->foreground);
 
-	/* After daemonizing: the thread must live in the serving process. */
-	(void)watch_start(se, fs.tree, o->db, bases, &watch);
+	/* After daemonizing: the threads must live in the serving process. */
+	r = watch_start(se, fs.tree, fs.content, o->db, bases, &watch);
+	if (r >= 0)
+		r = watchdog_start(mnt, &dog);
+	if (r < 0) {
+		fuse_session_unmount(se);
+		fuse_remove_signal_handlers(se);
+		goto out;
+	}
 
 	cfg = fuse_loop_cfg_create();
 	fuse_loop_cfg_set_max_threads(cfg, 8);
 	fuse_loop_cfg_set_idle_threads(cfg, 4);
 	r = fuse_session_loop_mt(se, cfg) < 0 ? -EIO : 0;
 	fuse_loop_cfg_destroy(cfg);
+	watchdog_stop(dog);
 	watch_stop(watch);
 
 	fuse_session_unmount(se);

@@ -60,7 +60,8 @@ static void *prerender_thread(void *arg)
 	unsigned long total = (unsigned long)p->names->len * p->sizes->len;
 	unsigned long i;
 
-	if (db_open(p->db_path, 0, &db) < 0 || lookup_new(db, &l) < 0)
+	if (db_connect(p->db_path, DB_QUERY_ONLY, 1000, &db) < 0 ||
+	    lookup_new(db, &l) < 0)
 		return NULL;
 	while ((i = atomic_fetch_add(&p->next, 1)) < total) {
 		int size = g_array_index(p->sizes, int, i / p->names->len);
@@ -107,7 +108,8 @@ int fs_prerender_main(struct cli_options *o)
 	if (r >= 0)
 		r = lookup_names(l, theme, &names);
 	if (r >= 0)
-		r = content_new(bases, (unsigned)o->workers, RENDER_DEADLINE_MS,
+		r = content_new(o->db, bases, (unsigned)o->workers,
+				RENDER_DEADLINE_MS,
 				1LL << 62, &p.content);
 	if (r < 0)
 		return r;
@@ -124,6 +126,9 @@ int fs_prerender_main(struct cli_options *o)
 	if (p.tty)
 		fprintf(stderr, "\r\033[K");
 
+	/* everything rendered is stored before the command ends */
+	if (content_sync(p.content, 60000) < 0)
+		log_warning("not every render could be stored in time");
 	c = content_counters(p.content);
 	printf("%s: %u icons at %u sizes, %llu rendered, %llu from cache, "
 	       "%llu native, %lu failed\n",

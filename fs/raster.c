@@ -226,16 +226,42 @@ static int raster_svg(const void *data, size_t len, unsigned px, uint8_t *rgba)
 	return 0;
 }
 
-static int raster_bitmap(const void *data, size_t len, unsigned px,
-			 uint8_t *rgba)
+static bool bitmap_magic_ok(const void *data, size_t len,
+			    enum raster_format format)
 {
-	g_autoptr(GdkPixbufLoader) loader = gdk_pixbuf_loader_new();
+	static const uint8_t png_sig[8] = { 0x89, 'P',	'N',  'G',
+					    '\r', '\n', 0x1a, '\n' };
+	static const char xpm_sig[] = "/* XPM */";
+	const char *p = data, *end = p + len;
+
+	if (format == RASTER_PNG)
+		return len >= 8 && memcmp(data, png_sig, 8) == 0;
+	while (p < end && g_ascii_isspace(*p))
+		p++;
+	return format == RASTER_XPM && (size_t)(end - p) >= strlen(xpm_sig) &&
+	       memcmp(p, xpm_sig, strlen(xpm_sig)) == 0;
+}
+
+static int raster_bitmap(const void *data, size_t len,
+			 enum raster_format format, unsigned px, uint8_t *rgba)
+{
+	g_autoptr(GdkPixbufLoader) loader = NULL;
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GdkPixbuf) scaled = NULL;
 	GdkPixbuf *src, *rgba_src;
 	double x, y, w, h;
 	int sw, sh;
 
+	/* The decoder follows the file's name, and its content must agree:
+	 * nothing else installed ever sees an icon. */
+	if (!bitmap_magic_ok(data, len, format))
+		return log_debug_errno(-EINVAL, "not a %s file",
+				       format == RASTER_PNG ? "PNG" : "XPM");
+	loader = gdk_pixbuf_loader_new_with_type(
+		format == RASTER_PNG ? "png" : "xpm", &error);
+	if (!loader)
+		return log_debug_errno(-EINVAL, "no decoder: %s",
+				       error->message);
 	if (!gdk_pixbuf_loader_write(loader, data, len, &error) ||
 	    !gdk_pixbuf_loader_close(loader, &error))
 		return log_debug_errno(-EINVAL, "cannot decode image: %s",
@@ -276,6 +302,20 @@ static int raster_bitmap(const void *data, size_t len, unsigned px,
 	return 0;
 }
 
+void raster_prepare(void)
+{
+	static const char *const types[] = { "png", "xpm" };
+
+	for (size_t i = 0; i < ELEMENTSOF(types); i++) {
+		GdkPixbufLoader *l = gdk_pixbuf_loader_new_with_type(types[i],
+								     NULL);
+		if (l) {
+			(void)gdk_pixbuf_loader_close(l, NULL);
+			g_object_unref(l);
+		}
+	}
+}
+
 int raster_render(const void *data, size_t len, enum raster_format format,
 		  unsigned px, void **ret_png, size_t *ret_len)
 {
@@ -290,7 +330,7 @@ int raster_render(const void *data, size_t len, enum raster_format format,
 	if (format == RASTER_SVG)
 		r = raster_svg(data, len, px, rgba);
 	else
-		r = raster_bitmap(data, len, px, rgba);
+		r = raster_bitmap(data, len, format, px, rgba);
 	if (r < 0)
 		return r;
 	return raster_encode_png(rgba, px, px, ret_png, ret_len);

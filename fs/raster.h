@@ -24,6 +24,10 @@ enum raster_format {
 	RASTER_XPM = 2,
 };
 
+/* Load what decoding needs (gdk-pixbuf's loader modules) ahead of the
+ * first render, before the worker is confined. */
+void raster_prepare(void);
+
 /* Render `data` (a whole source file) at px×px. On success returns 0 and a
  * malloc()ed PNG in *ret_png; -EINVAL for a source that cannot be decoded,
  * -ENOMEM. */

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "time-util.h"
 #include "render.h"
+#include "sandbox.h"
 
 extern char **environ;
 
@@ -92,6 +93,10 @@ int render_worker_main(void)
 #endif
 	(void)setrlimit(RLIMIT_CPU, &cpu);
 	(void)setpriority(PRIO_PROCESS, 0, 5);
+	/* load what decoding needs (loader modules) before the filter */
+	raster_prepare();
+	if (sandbox_enter() < 0)
+		return 1;
 
 	for (;;) {
 		uint32_t hdr[3];
@@ -124,14 +129,26 @@ static int worker_spawn(struct render_pool *p, struct worker *w)
 {
 	char *argv[] = { "iconfs", "render-worker", NULL };
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, deflt;
 	int sv[2], r;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return log_error_errno(-errno, "cannot create socket: %m");
+	/* The worker starts with no signal blocked (FUSE threads block
+	 * SIGTERM, SIGINT, SIGHUP) and default dispositions. */
+	sigemptyset(&none);
+	sigfillset(&deflt);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &deflt);
+	posix_spawnattr_setflags(&attr,
+				 POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, sv[1], WORKER_FD);
-	r = posix_spawn(&w->pid, p->exe, &fa, NULL, argv, environ);
+	r = posix_spawn(&w->pid, p->exe, &fa, &attr, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
 	(void)close(sv[1]);
 	if (r != 0) {
 		(void)close(sv[0]);
@@ -158,6 +175,7 @@ int render_pool_new(unsigned workers, unsigned deadline_ms,
 		    struct render_pool **ret)
 {
 	struct render_pool *p = calloc(1, sizeof(*p));
+	pthread_condattr_t ca;
 	ssize_t n;
 
 	if (!p)
@@ -178,7 +196,10 @@ int render_pool_new(unsigned workers, unsigned deadline_ms,
 	for (unsigned i = 0; i < p->n_workers; i++)
 		p->workers[i].fd = -1;
 	pthread_mutex_init(&p->lock, NULL);
-	pthread_cond_init(&p->free_cond, NULL);
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p->free_cond, &ca);
+	pthread_condattr_destroy(&ca);
 	*ret = p;
 	return 0;
 }
@@ -196,15 +217,12 @@ struct render_pool *render_pool_free(struct render_pool *p)
 	return NULL;
 }
 
-/* Read exactly len bytes before the deadline. */
-static int read_deadline(int fd, void *buf, size_t len, long long deadline)
+/* Wait until `fd` is ready for `events` or the deadline passes. */
+static int poll_deadline(int fd, short events, long long deadline)
 {
-	uint8_t *b = buf;
-
-	while (len > 0) {
-		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = events };
 		long long left = deadline - now_ms();
-		ssize_t n;
 		int r;
 
 		if (left <= 0)
@@ -216,8 +234,47 @@ static int read_deadline(int fd, void *buf, size_t len, long long deadline)
 			return -errno;
 		if (r == 0)
 			return -ETIMEDOUT;
-		n = read(fd, b, len);
-		if (n < 0 && errno == EINTR)
+		return 0;
+	}
+}
+
+/* Send exactly len bytes before the deadline: a stopped worker fills the
+ * socket buffer, and the sender must not block on it. */
+static int write_deadline(int fd, const void *buf, size_t len,
+			  long long deadline)
+{
+	const uint8_t *b = buf;
+
+	while (len > 0) {
+		ssize_t n;
+		int r = poll_deadline(fd, POLLOUT, deadline);
+
+		if (r < 0)
+			return r;
+		n = send(fd, b, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0)
+			return -errno;
+		b += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Read exactly len bytes before the deadline. */
+static int read_deadline(int fd, void *buf, size_t len, long long deadline)
+{
+	uint8_t *b = buf;
+
+	while (len > 0) {
+		ssize_t n;
+		int r = poll_deadline(fd, POLLIN, deadline);
+
+		if (r < 0)
+			return r;
+		n = recv(fd, b, len, MSG_DONTWAIT);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
 			continue;
 		if (n <= 0)
 			return n < 0 ? -errno : -EPIPE;
@@ -227,21 +284,19 @@ static int read_deadline(int fd, void *buf, size_t len, long long deadline)
 	return 0;
 }
 
-static int worker_exchange(struct render_pool *p, struct worker *w,
-			   const void *data, size_t len,
+static int worker_exchange(struct worker *w, const void *data, size_t len,
 			   enum raster_format format, unsigned px,
-			   void **ret_png, size_t *ret_len)
+			   long long deadline, void **ret_png, size_t *ret_len)
 {
 	uint32_t hdr[3] = { px, format, (uint32_t)len };
-	long long deadline = now_ms() + p->deadline_ms;
 	_cleanup_free_ void *png = NULL;
 	int32_t status;
 	uint32_t out_len;
 	int r;
 
-	r = write_full(w->fd, hdr, sizeof(hdr));
+	r = write_deadline(w->fd, hdr, sizeof(hdr), deadline);
 	if (r >= 0)
-		r = write_full(w->fd, data, len);
+		r = write_deadline(w->fd, data, len, deadline);
 	if (r >= 0)
 		r = read_deadline(w->fd, &status, sizeof(status), deadline);
 	if (r >= 0)
@@ -250,7 +305,7 @@ static int worker_exchange(struct render_pool *p, struct worker *w,
 		return r;
 	if (status < 0)
 		return status == -ENOMEM ? -ENOMEM : -EINVAL;
-	if (out_len == 0 || out_len > 64 * 1024 * 1024)
+	if (out_len == 0 || out_len > RENDER_PNG_MAX)
 		return -EPROTO;
 	png = malloc(out_len);
 	if (!png)
@@ -263,36 +318,53 @@ static int worker_exchange(struct render_pool *p, struct worker *w,
 	return 0;
 }
 
+/* Take a free worker, waiting for one until the deadline. */
+static int worker_take(struct render_pool *p, long long deadline,
+		       struct worker **ret)
+{
+	struct timespec until = { .tv_sec = deadline / 1000,
+				  .tv_nsec = deadline % 1000 * 1000000 };
+	int r = 0;
+
+	pthread_mutex_lock(&p->lock);
+	for (;;) {
+		for (unsigned i = 0; i < p->n_workers; i++)
+			if (!p->workers[i].busy) {
+				p->workers[i].busy = 1;
+				*ret = &p->workers[i];
+				pthread_mutex_unlock(&p->lock);
+				return 0;
+			}
+		if (r == ETIMEDOUT) {
+			pthread_mutex_unlock(&p->lock);
+			return -ETIMEDOUT;
+		}
+		r = pthread_cond_timedwait(&p->free_cond, &p->lock, &until);
+	}
+}
+
 int render_pool_render(struct render_pool *p, const void *data, size_t len,
 		       enum raster_format format, unsigned px, void **ret_png,
 		       size_t *ret_len)
 {
+	long long deadline = now_ms() + p->deadline_ms;
 	struct worker *w = NULL;
 	int r;
 
 	if (len > RASTER_SOURCE_MAX || px < 1 || px > RASTER_PX_MAX)
-		return -EIO;
-
-	pthread_mutex_lock(&p->lock);
-	for (;;) {
-		for (unsigned i = 0; i < p->n_workers && !w; i++)
-			if (!p->workers[i].busy)
-				w = &p->workers[i];
-		if (w)
-			break;
-		pthread_cond_wait(&p->free_cond, &p->lock);
-	}
-	w->busy = 1;
-	pthread_mutex_unlock(&p->lock);
+		return -EINVAL;
+	r = worker_take(p, deadline, &w);
+	if (r < 0)
+		return r;
 
 	/* The worker is ours alone now; spawn and talk without the lock. */
 	r = w->pid > 0 ? 0 : worker_spawn(p, w);
 	if (r >= 0)
-		r = worker_exchange(p, w, data, len, format, px, ret_png,
+		r = worker_exchange(w, data, len, format, px, deadline, ret_png,
 				    ret_len);
 
 	/* Bad input answered cleanly keeps the worker; anything else (crash,
-	 * deadline, garbage) replaces it. */
+	 * deadline, limits, garbage) replaces it. */
 	if (r < 0 && r != -EINVAL) {
 		log_warning_errno(r, "render worker %d failed: %m, replaced",
 				  (int)w->pid);
@@ -306,7 +378,7 @@ int render_pool_render(struct render_pool *p, const void *data, size_t len,
 	w->busy = 0;
 	pthread_cond_signal(&p->free_cond);
 	pthread_mutex_unlock(&p->lock);
-	return r < 0 ? -EIO : 0;
+	return r;
 }
 
 void render_pool_counters(struct render_pool *p, unsigned long long *renders,

@@ -1,8 +1,9 @@
 /* The render pool: a few long-lived worker processes (this binary run as
  * `iconfs render-worker`) that rasterize sources with memory and CPU
- * limits, under a wall-clock deadline. A worker that dies, overruns or
- * answers nonsense is killed and replaced, and that request fails with
- * -EIO; other requests are not affected.
+ * limits, under a wall-clock deadline that covers the whole request:
+ * waiting for a free worker, sending the source and reading the PNG. A
+ * worker that dies, overruns or answers nonsense is killed and replaced,
+ * and that request fails; other requests are not affected.
  *
  * The daemon reads the source itself and sends its bytes, so a worker never
  * opens files. render_pool_render() is thread-safe and blocks only its
@@ -22,7 +23,13 @@ int render_pool_new(unsigned workers, unsigned deadline_ms,
 		    struct render_pool **ret);
 struct render_pool *render_pool_free(struct render_pool *p);
 
-/* -EIO: the source could not be rendered (bad input, crash, deadline). */
+/* Largest PNG a worker may answer with. */
+#define RENDER_PNG_MAX (64 * 1024 * 1024)
+
+/* 0 and the PNG. -EINVAL is the verdict on the source: it cannot be
+ * decoded or is over a limit, and will fail the same way again. Any other
+ * -errno (-ETIMEDOUT, -ENOMEM, -EPIPE for a worker that died, a spawn
+ * failure) says nothing about the source: try again later. */
 int render_pool_render(struct render_pool *p, const void *data, size_t len,
 		       enum raster_format format, unsigned px, void **ret_png,
 		       size_t *ret_len);

@@ -6,10 +6,12 @@
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/inotify.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "blob.h"
+#include "content.h"
 #include "db.h"
 #include "log.h"
 #include "time-util.h"
@@ -24,6 +26,9 @@
 #define WATCH_SAFETY_MS 30000
 /* How often the node table is held to its size. */
 #define WATCH_EVICT_MS 2000
+/* The watcher writes the index: it may wait for the lock held by another
+ * process (an `iconfs index` by hand) as long as it takes. */
+#define WATCH_BUSY_MS 60000
 
 #define WATCH_EVENTS                                                  \
 	(IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO |        \
@@ -33,6 +38,7 @@
 struct watch {
 	struct fuse_session *se;
 	struct tree *tree;
+	struct content *content;
 	char *db_path;
 	char **basedirs;
 	sqlite3 *db;
@@ -133,40 +139,41 @@ static void add_all_names(struct watch *w, GHashTable *names)
 		g_hash_table_add(names, g_strdup(db_column_str(q, 0)));
 }
 
+struct stale_check {
+	GHashTable *names; /* NULL: every source */
+	GPtrArray *stale;
+};
+
+static void stale_check_one(const struct blob_key *k, void *userdata)
+{
+	struct stale_check *sc = userdata;
+	const char *base = strrchr(k->source, '/');
+	const char *dot = base ? strrchr(base, '.') : NULL;
+	struct stat st;
+
+	if (sc->names && base && dot) {
+		g_autofree char *stem = g_strndup(base + 1, dot - base - 1);
+		if (!g_hash_table_contains(sc->names, stem))
+			return;
+	}
+	if (stat(k->source, &st) < 0 || (long long)st.st_ino != k->ino ||
+	    (long long)st.st_size != k->size ||
+	    timespec_ns(st.st_mtim) != k->mtime_ns)
+		g_ptr_array_add(sc->stale, g_strdup(k->source));
+}
+
 /* Renders whose source changed or vanished go; others stay. Only sources
  * named by the change are looked at (every one when `names` is NULL): a
- * changed or removed file is always named, by its listing or its event. */
+ * changed or removed file is always named, by its listing or its event.
+ * The blob writer deletes them. */
 static void watch_drop_renders(struct watch *w, GHashTable *names)
 {
-	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
 	g_autoptr(GPtrArray) stale = g_ptr_array_new_with_free_func(g_free);
+	struct stale_check sc = { names, stale };
 
-	if (db_prepare(w->db,
-		       "SELECT DISTINCT source, src_ino, src_size, "
-		       "src_mtime_ns FROM blob",
-		       &q) < 0)
-		return;
-	while (sqlite3_step(q) == SQLITE_ROW) {
-		struct stat st;
-		const char *src = db_column_str(q, 0);
-		const char *base = strrchr(src, '/');
-		const char *dot = base ? strrchr(base, '.') : NULL;
-
-		if (names && base && dot) {
-			g_autofree char *stem =
-				g_strndup(base + 1, dot - base - 1);
-			if (!g_hash_table_contains(names, stem))
-				continue;
-		}
-		if (stat(src, &st) < 0 ||
-		    (long long)st.st_ino != sqlite3_column_int64(q, 1) ||
-		    (long long)st.st_size != sqlite3_column_int64(q, 2) ||
-		    timespec_ns(st.st_mtim) != sqlite3_column_int64(q, 3))
-			g_ptr_array_add(stale, g_strdup(src));
-	}
-	sqlite3_finalize(TAKE_PTR(q));
+	(void)blob_foreach_source(w->db, stale_check_one, &sc);
 	for (guint i = 0; i < stale->len; i++)
-		(void)blob_drop_source(w->db, stale->pdata[i]);
+		content_drop_source(w->content, stale->pdata[i]);
 }
 
 static void watch_send(struct watch *w, GArray *invals)
@@ -310,7 +317,8 @@ static void *watch_main(void *arg)
 	return NULL;
 }
 
-int watch_start(struct fuse_session *se, struct tree *tree, const char *db_path,
+int watch_start(struct fuse_session *se, struct tree *tree,
+		struct content *content, const char *db_path,
 		char *const *basedirs, struct watch **ret)
 {
 	struct watch *w = g_new0(struct watch, 1);
@@ -318,12 +326,14 @@ int watch_start(struct fuse_session *se, struct tree *tree, const char *db_path,
 
 	w->se = se;
 	w->tree = tree;
+	w->content = content;
+	w->ifd = -1;
 	w->db_path = g_strdup(db_path);
 	w->basedirs = g_strdupv((char **)basedirs);
 	w->touched =
 		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	w->stop_pipe[0] = w->stop_pipe[1] = -1;
-	r = db_open(db_path, 0, &w->db);
+	r = db_connect(db_path, 0, WATCH_BUSY_MS, &w->db);
 	if (r < 0)
 		goto fail;
 	w->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);

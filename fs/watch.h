@@ -12,7 +12,8 @@
 
 struct watch;
 
-int watch_start(struct fuse_session *se, struct tree *tree, const char *db_path,
+int watch_start(struct fuse_session *se, struct tree *tree,
+		struct content *content, const char *db_path,
 		char *const *basedirs, struct watch **ret);
 void watch_stop(struct watch *w);
 

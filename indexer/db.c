@@ -1,5 +1,6 @@
 /* Opening and migrating the index; see db.h. */
 #include <errno.h>
+#include <glib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -52,6 +53,12 @@ int db_log_error(sqlite3 *db, int rc, const char *what)
 {
 	return log_error_errno(db_errno(rc), "%s: %s", what,
 			       db ? sqlite3_errmsg(db) : sqlite3_errstr(rc));
+}
+
+int db_log_errno(sqlite3 *db, int r, const char *what)
+{
+	return log_error_errno(r, "%s: %m (%s)", what,
+			       db ? sqlite3_errmsg(db) : "no connection");
 }
 
 int db_exec(sqlite3 *db, const char *sql)
@@ -109,9 +116,42 @@ static long long db_pragma_int(sqlite3 *db, const char *sql, int *ret_rc)
 	return v;
 }
 
+/* PRAGMA quick_check of every table but the rendered blobs (which verify
+ * themselves row by row when read): a check at login must not read up to
+ * the blob budget. */
+static int db_check_tables(sqlite3 *db)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *tables = NULL;
+	int rc;
+
+	rc = sqlite3_prepare_v2(db,
+				"SELECT name FROM sqlite_schema WHERE type = "
+				"'table' AND name NOT IN ('blob', 'shared_blob')",
+				-1, &tables, NULL);
+	if (rc != SQLITE_OK)
+		return db_errno(rc);
+	while ((rc = sqlite3_step(tables)) == SQLITE_ROW) {
+		_cleanup_(sqlite3_finalizep) sqlite3_stmt *check = NULL;
+		g_autofree char *sql = g_strdup_printf(
+			"PRAGMA quick_check(\"%s\")",
+			db_column_str(tables, 0));
+
+		rc = sqlite3_prepare_v2(db, sql, -1, &check, NULL);
+		if (rc != SQLITE_OK)
+			return db_errno(rc);
+		rc = sqlite3_step(check);
+		if (rc != SQLITE_ROW)
+			return db_errno(rc);
+		if (!streq(db_column_str(check, 0), "ok"))
+			return -EBADMSG;
+	}
+	return rc == SQLITE_DONE ? 0 : db_errno(rc);
+}
+
 /* Checks that an open file is ours (or empty) and intact. Returns 0;
- * -EBADMSG when it is corrupt or foreign and should be moved aside; another
- * -errno (a full disk, an I/O error) when it must be left alone. */
+ * -EBADMSG when it is corrupt or foreign and should be moved aside;
+ * -EPROTONOSUPPORT when a newer iconfs wrote it; another -errno (a full
+ * disk, an I/O error) when it must be left alone. */
 static int db_verify(sqlite3 *db, unsigned flags)
 {
 	long long app, version, tables;
@@ -129,44 +169,42 @@ static int db_verify(sqlite3 *db, unsigned flags)
 	if (tables > 0 && app != ICONFS_APPLICATION_ID)
 		return -EBADMSG;
 	if (version > (long long)schema_migrations_count)
-		return -EBADMSG;
-	if (flags & DB_CHECK && tables > 0) {
-		_cleanup_(sqlite3_finalizep) sqlite3_stmt *stmt = NULL;
-
-		rc = sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &stmt,
-					NULL);
-		if (rc != SQLITE_OK)
-			return db_errno(rc);
-		rc = sqlite3_step(stmt);
-		if (rc != SQLITE_ROW)
-			return db_errno(rc);
-		if (!streq(db_column_str(stmt, 0), "ok"))
-			return -EBADMSG;
-	}
+		return -EPROTONOSUPPORT;
+	if (flags & DB_CHECK && tables > 0)
+		return db_check_tables(db);
 	return 0;
 }
 
+/* Apply the migrations this file lacks, one transaction each. The version
+ * is read again inside BEGIN IMMEDIATE: of two processes opening a fresh
+ * index at once, the second finds the first one's work done. */
 static int db_migrate(sqlite3 *db)
 {
-	long long version;
-	int rc, r;
-
-	version = db_pragma_int(db, "PRAGMA user_version", &rc);
-	if (rc != SQLITE_OK)
-		return db_log_error(db, rc, "cannot read schema version");
-
-	for (unsigned v = version; v < schema_migrations_count; v++) {
+	for (;;) {
+		long long version;
 		char sql[128];
+		int rc, r;
 
 		r = db_exec(db, "BEGIN IMMEDIATE");
 		if (r < 0)
-			return db_log_error(db, r, "cannot begin migration");
-		rc = sqlite3_exec(db, schema_migrations[v], NULL, NULL, NULL);
+			return db_log_errno(db, r, "cannot begin migration");
+		version = db_pragma_int(db, "PRAGMA user_version", &rc);
+		if (rc != SQLITE_OK || version >= schema_migrations_count) {
+			(void)db_exec(db, "ROLLBACK");
+			if (rc != SQLITE_OK)
+				return db_log_error(db, rc,
+						    "cannot read schema version");
+			return version > schema_migrations_count
+				       ? -EPROTONOSUPPORT
+				       : 0;
+		}
+		rc = sqlite3_exec(db, schema_migrations[version], NULL, NULL,
+				  NULL);
 		if (rc == SQLITE_OK) {
 			snprintf(sql, sizeof(sql),
-				 "PRAGMA user_version = %u;"
+				 "PRAGMA user_version = %lld;"
 				 "PRAGMA application_id = %d",
-				 v + 1, ICONFS_APPLICATION_ID);
+				 version + 1, ICONFS_APPLICATION_ID);
 			rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
 		}
 		if (rc != SQLITE_OK) {
@@ -176,9 +214,8 @@ static int db_migrate(sqlite3 *db)
 		}
 		r = db_exec(db, "COMMIT");
 		if (r < 0)
-			return db_log_error(db, r, "cannot commit migration");
+			return db_log_errno(db, r, "cannot commit migration");
 	}
-	return 0;
 }
 
 static void db_move_aside(const char *path)
@@ -211,6 +248,24 @@ static int mkdir_parents(const char *path)
 		*s = '/';
 	}
 	return 0;
+}
+
+/* A small page cache per connection and no mmap: the daemon keeps one
+ * connection per thread for a whole session, and mapped pages of a growing
+ * blob table would count against its RSS. */
+static int db_session_pragmas(sqlite3 *db, unsigned flags)
+{
+	int rc = sqlite3_exec(db,
+			      "PRAGMA foreign_keys = ON;"
+			      "PRAGMA temp_store = MEMORY;"
+			      "PRAGMA cache_size = -1024;"
+			      "PRAGMA mmap_size = 0;",
+			      NULL, NULL, NULL);
+
+	if (rc == SQLITE_OK && flags & DB_QUERY_ONLY)
+		rc = sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL,
+				  NULL);
+	return db_errno(rc);
 }
 
 static int db_open_once(const char *path, unsigned flags, sqlite3 **ret)
@@ -246,18 +301,28 @@ static int db_open_once(const char *path, unsigned flags, sqlite3 **ret)
 		if (r < 0)
 			return r;
 	}
-	/* A small page cache per connection and no mmap: the daemon keeps
-	 * one connection per thread for a whole session, and mapped pages
-	 * of a growing blob table would count against its RSS. */
-	rc = sqlite3_exec(db,
-			  "PRAGMA foreign_keys = ON;"
-			  "PRAGMA temp_store = MEMORY;"
-			  "PRAGMA cache_size = -1024;"
-			  "PRAGMA mmap_size = 0;",
-			  NULL, NULL, NULL);
-	if (rc != SQLITE_OK)
-		return db_errno(rc);
+	r = db_session_pragmas(db, flags);
+	if (r < 0)
+		return r;
+	*ret = TAKE_PTR(db);
+	return 0;
+}
 
+int db_connect(const char *path, unsigned flags, int busy_ms, sqlite3 **ret)
+{
+	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	int rc, r;
+
+	rc = sqlite3_open_v2(path, &db,
+			     SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READWRITE, NULL);
+	if (rc != SQLITE_OK)
+		return log_error_errno(db_errno(rc), "cannot open index '%s': %m",
+				       path);
+	(void)sqlite3_extended_result_codes(db, 1);
+	(void)sqlite3_busy_timeout(db, busy_ms);
+	r = db_session_pragmas(db, flags);
+	if (r < 0)
+		return log_error_errno(r, "cannot open index '%s': %m", path);
 	*ret = TAKE_PTR(db);
 	return 0;
 }
@@ -279,6 +344,12 @@ int db_open(const char *path, unsigned flags, sqlite3 **ret)
 		db_move_aside(path);
 		r = db_open_once(path, flags, ret);
 	}
+	if (r == -EPROTONOSUPPORT)
+		return log_error_errno(r,
+				       "index '%s' was written by a newer "
+				       "iconfs (schema newer than %u); left as "
+				       "it is",
+				       path, schema_migrations_count);
 	if (r < 0)
 		return log_error_errno(r, "cannot open index '%s': %m", path);
 	return 0;

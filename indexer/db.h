@@ -1,7 +1,10 @@
 /* The index database file: opening, checking, migrating, and the glue that
  * turns SQLite result codes into -errno. A file that is corrupt, not SQLite
  * at all, or another program's database is moved aside (to PATH.broken) and
- * a fresh one created, with a log line. One connection per thread: callers
+ * a fresh one created, with a log line; one written by a newer iconfs is
+ * left alone and refused. A process opens, checks and migrates the index
+ * once (db_open) and takes further connections with db_connect, which never
+ * checks, migrates or moves anything. One connection per thread: callers
  * own the sqlite3 handle they get and close it with sqlite3_closep. */
 #pragma once
 
@@ -12,16 +15,25 @@
 
 enum db_open_flags {
 	DB_READONLY = 1 << 0, /* no create, no migration, query_only */
-	DB_CHECK = 1 << 1,    /* run PRAGMA quick_check before use */
+	DB_CHECK = 1 << 1,    /* quick_check of the index tables first */
+	DB_QUERY_ONLY = 1 << 2, /* db_connect: this connection never writes */
 };
 
+/* -EPROTONOSUPPORT for an index of a newer iconfs. */
 int db_open(const char *path, unsigned flags, sqlite3 **ret);
+
+/* Another connection to an index db_open() already prepared. Waits for
+ * locks at most busy_ms. */
+int db_connect(const char *path, unsigned flags, int busy_ms, sqlite3 **ret);
 
 /* Map an SQLite result code to a negative errno (SQLITE_OK → 0). */
 int db_errno(int rc);
 
-/* Log the connection's last error with a context and return -errno. */
+/* Log the connection's last error with a context and return -errno: from
+ * an SQLite result code (db_log_error) or from a -errno that a db_*()
+ * helper returned (db_log_errno). */
 int db_log_error(sqlite3 *db, int rc, const char *what);
+int db_log_errno(sqlite3 *db, int r, const char *what);
 
 int db_exec(sqlite3 *db, const char *sql);
 int db_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **ret);

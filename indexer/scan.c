@@ -513,7 +513,7 @@ static int bases_sync(struct scanner *s)
 
 	r = db_exec(s->db, "UPDATE basedir SET pos = -1 - pos");
 	if (r < 0)
-		return db_log_error(s->db, r, "cannot update base dirs");
+		return db_log_errno(s->db, r, "cannot update base dirs");
 	r = db_prepare(s->db,
 		       "INSERT INTO basedir(path, pos) VALUES (?1, ?2) "
 		       "ON CONFLICT(path) DO UPDATE SET pos = excluded.pos",
@@ -529,7 +529,7 @@ static int bases_sync(struct scanner *s)
 	}
 	r = db_exec(s->db, "DELETE FROM basedir WHERE pos < 0");
 	if (r < 0)
-		return db_log_error(s->db, r, "cannot update base dirs");
+		return db_log_errno(s->db, r, "cannot update base dirs");
 	if (sqlite3_changes(s->db) > 0)
 		changed_theme(s);
 	return 0;
@@ -868,7 +868,7 @@ int scan_refresh(sqlite3 *db, char *const *basedirs, unsigned flags,
 
 	r = db_exec(db, "BEGIN IMMEDIATE");
 	if (r < 0)
-		return db_log_error(db, r, "cannot start index transaction");
+		return db_log_errno(db, r, "cannot start index transaction");
 
 	r = scanner_init(&s);
 	if (r >= 0)
@@ -890,7 +890,7 @@ int scan_refresh(sqlite3 *db, char *const *basedirs, unsigned flags,
 	}
 	r = db_exec(db, "COMMIT");
 	if (r < 0)
-		return db_log_error(db, r, "cannot commit index");
+		return db_log_errno(db, r, "cannot commit index");
 
 	if ((flags & SCAN_COUNT) &&
 	    db_prepare(db,
