@@ -316,7 +316,8 @@ int main(int argc, char **argv)
 	if ((streq(cmd->name, "mount") || streq(cmd->name, "umount")) &&
 	    o.n_args > 0)
 		o.mountpoint = o.args[0];
-	if (!o.db)
-		o.db = db = basedirs_default_db();
+	/* absolute: the mount daemon changes its directory to / */
+	o.db = db = o.db ? g_canonicalize_filename(o.db, NULL)
+			 : basedirs_default_db();
 	return cmd->run(&o);
 }

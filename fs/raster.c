@@ -4,6 +4,7 @@
 #include <librsvg/rsvg.h>
 #include <png.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "log.h"
@@ -242,10 +243,60 @@ static bool bitmap_magic_ok(const void *data, size_t len,
 	       memcmp(p, xpm_sig, strlen(xpm_sig)) == 0;
 }
 
+/* The quoted strings of an XPM file, in order: what
+ * gdk_pixbuf_new_from_xpm_data() takes. (gdk-pixbuf's incremental XPM
+ * loader goes through a temporary file, which a sandboxed worker cannot
+ * create.) */
+static char **xpm_lines(const char *data, size_t len)
+{
+	GPtrArray *lines = g_ptr_array_new();
+	const char *p = data, *end = data + len;
+
+	while (p < end) {
+		const char *q;
+
+		if (p + 1 < end && p[0] == '/' && p[1] == '*') {
+			const char *c = g_strstr_len(p + 2, end - p - 2, "*/");
+			p = c ? c + 2 : end;
+			continue;
+		}
+		if (*p != '"') {
+			p++;
+			continue;
+		}
+		q = memchr(p + 1, '"', end - p - 1);
+		if (!q)
+			break;
+		g_ptr_array_add(lines, g_strndup(p + 1, q - p - 1));
+		p = q + 1;
+	}
+	g_ptr_array_add(lines, NULL);
+	return (char **)g_ptr_array_free(lines, FALSE);
+}
+
+static GdkPixbuf *decode_xpm(const void *data, size_t len)
+{
+	g_auto(GStrv) lines = xpm_lines(data, len);
+	unsigned w, h, colors, cpp;
+
+	/* gdk-pixbuf trusts the header: check it against the lines */
+	if (!lines[0] ||
+	    sscanf(lines[0], "%u %u %u %u", &w, &h, &colors, &cpp) != 4 ||
+	    w == 0 || h == 0 || w > RASTER_CANVAS_MAX ||
+	    h > RASTER_CANVAS_MAX || cpp == 0 || cpp > 31 ||
+	    g_strv_length(lines) < 1 + colors + h)
+		return NULL;
+	for (unsigned i = 1 + colors; i < 1 + colors + h; i++)
+		if (strlen(lines[i]) < (size_t)w * cpp)
+			return NULL;
+	return gdk_pixbuf_new_from_xpm_data((const char **)lines);
+}
+
 static int raster_bitmap(const void *data, size_t len,
 			 enum raster_format format, unsigned px, uint8_t *rgba)
 {
 	g_autoptr(GdkPixbufLoader) loader = NULL;
+	g_autoptr(GdkPixbuf) decoded = NULL;
 	g_autoptr(GError) error = NULL;
 	g_autoptr(GdkPixbuf) scaled = NULL;
 	GdkPixbuf *src, *rgba_src;
@@ -257,18 +308,25 @@ static int raster_bitmap(const void *data, size_t len,
 	if (!bitmap_magic_ok(data, len, format))
 		return log_debug_errno(-EINVAL, "not a %s file",
 				       format == RASTER_PNG ? "PNG" : "XPM");
-	loader = gdk_pixbuf_loader_new_with_type(
-		format == RASTER_PNG ? "png" : "xpm", &error);
-	if (!loader)
-		return log_debug_errno(-EINVAL, "no decoder: %s",
-				       error->message);
-	if (!gdk_pixbuf_loader_write(loader, data, len, &error) ||
-	    !gdk_pixbuf_loader_close(loader, &error))
-		return log_debug_errno(-EINVAL, "cannot decode image: %s",
-				       error->message);
-	src = gdk_pixbuf_loader_get_pixbuf(loader);
-	if (!src)
-		return -EINVAL;
+	if (format == RASTER_XPM) {
+		decoded = decode_xpm(data, len);
+		if (!decoded)
+			return log_debug_errno(-EINVAL, "cannot decode XPM");
+		src = decoded;
+	} else {
+		loader = gdk_pixbuf_loader_new_with_type("png", &error);
+		if (!loader)
+			return log_debug_errno(-EINVAL, "no decoder: %s",
+					       error->message);
+		if (!gdk_pixbuf_loader_write(loader, data, len, &error) ||
+		    !gdk_pixbuf_loader_close(loader, &error))
+			return log_debug_errno(-EINVAL,
+					       "cannot decode image: %s",
+					       error->message);
+		src = gdk_pixbuf_loader_get_pixbuf(loader);
+		if (!src)
+			return -EINVAL;
+	}
 	sw = gdk_pixbuf_get_width(src);
 	sh = gdk_pixbuf_get_height(src);
 	if (sw <= 0 || sh <= 0)

@@ -126,6 +126,7 @@ with mounted(db, REAL_BASES, theme="Papirus") as mnt:
     ls = subprocess.run(["ls", "-l", os.path.join(mnt, "icons/Papirus/8x8")],
                         capture_output=True, text=True)
     check_eq(ls.returncode, 0, "ls -l of a Papirus size directory")
+    if ls.returncode: print(ls.stderr[:2000])
     check_eq(len(ls.stdout.splitlines()) - 1, len(want_names), "ls -l lists every name")
 
     # the synthetic index.theme
