@@ -22,9 +22,7 @@
 #include "watch.h"
 #include "watchdog.h"
 
-/* The kernel may keep entries and attributes this long: live updates
- * invalidate exactly what changed, so there is no reason to expire. */
-#define FS_TIMEOUT 86400.0
+#define FS_TIMEOUT TREE_TIMEOUT
 
 /* Longest a request waits for an SQLite lock (readers of a WAL index
  * normally never wait). */
@@ -98,14 +96,17 @@ static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	struct tree_ctx *x = fs_ctx(fs);
 	struct fuse_entry_param e;
 	struct stat st;
+	double negative_timeout = 0;
 	uint64_t ino;
 	int r;
 
-	r = x ? tree_lookup(fs->tree, x, parent, name, &ino, &st) : -EIO;
+	r = x ? tree_lookup(fs->tree, x, parent, name, &ino, &st,
+			    &negative_timeout)
+	      : -EIO;
 	if (r == -ENOENT) {
 		/* A negative entry: the kernel remembers the miss. */
 		memset(&e, 0, sizeof(e));
-		e.entry_timeout = FS_TIMEOUT;
+		e.entry_timeout = negative_timeout;
 		fuse_reply_entry(req, &e);
 		return;
 	}
@@ -188,6 +189,7 @@ static void fs_readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size,
 	for (off_t i = off; i >= 0 && (guint)i < ls->names->len; i++) {
 		const char *name = ls->names->pdata[i];
 		unsigned char type = g_array_index(ls->types, unsigned char, i);
+		uint64_t child = g_array_index(ls->inos, uint64_t, i);
 		size_t n;
 
 		if (plus) {
@@ -195,13 +197,13 @@ static void fs_readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size,
 			 * entry up when it needs them (a rendered file's
 			 * size costs a render). */
 			struct fuse_entry_param e = { 0 };
-			e.attr.st_ino = (ino_t)(i + 2);
+			e.attr.st_ino = (ino_t)child;
 			e.attr.st_mode = type == DT_DIR ? S_IFDIR : S_IFREG;
 			n = fuse_add_direntry_plus(req, buf + used, size - used,
 						   name, &e, i + 1);
 		} else {
 			struct stat st = { 0 };
-			st.st_ino = (ino_t)(i + 2);
+			st.st_ino = (ino_t)child;
 			st.st_mode = type == DT_DIR ? S_IFDIR : S_IFREG;
 			n = fuse_add_direntry(req, buf + used, size - used,
 					      name, &st, i + 1);

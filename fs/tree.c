@@ -1,6 +1,7 @@
 /* Inodes of the mounted tree; see tree.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
@@ -52,7 +53,6 @@ struct tree {
 	struct timespec refreshed; /* mtime of directories; lock */
 	GHashTable *by_ino;	   /* uint64 → node; lock */
 	GHashTable *by_key;	   /* key → node; lock */
-	uint64_t next_ino;	   /* lock */
 	uint64_t clock;		   /* ticks on every use of a node; lock */
 	/* Bumped whenever the index changed (tree_collect_invalidations,
 	 * tree_flush): what was built from an older index is not kept. */
@@ -63,7 +63,21 @@ struct tree {
 	GHashTable *names_cache;
 	/* Built icon-theme.cache files per theme (GBytes); lock. */
 	GHashTable *icon_caches;
+	/* Negative entries the kernel may hold: "parent\x1fentry" → struct
+	 * negative, at most TREE_NEGATIVES_MAX; lock. */
+	GHashTable *negatives;
 };
+
+struct negative {
+	uint64_t parent;
+	char *entry;
+};
+
+static void negative_free(struct negative *n)
+{
+	g_free(n->entry);
+	g_free(n);
+}
 
 static bool kind_is_dir(enum node_kind k)
 {
@@ -93,12 +107,13 @@ int tree_new(const char *default_theme, struct content *content,
 	clock_gettime(CLOCK_REALTIME, &t->refreshed);
 	t->by_ino = g_hash_table_new(g_int64_hash, g_int64_equal);
 	t->by_key = g_hash_table_new(g_str_hash, g_str_equal);
-	t->next_ino = TREE_ROOT_INO + 1;
 	t->icon_caches = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 					       (GDestroyNotify)g_bytes_unref);
 	t->names_cache =
 		g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 				      (GDestroyNotify)g_ptr_array_unref);
+	t->negatives = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					     (GDestroyNotify)negative_free);
 	t->root.ino = TREE_ROOT_INO;
 	t->root.kind = NODE_ROOT;
 	t->root.nlookup = 1;
@@ -121,6 +136,7 @@ struct tree *tree_free(struct tree *t)
 	g_hash_table_destroy(t->by_ino);
 	g_hash_table_destroy(t->names_cache);
 	g_hash_table_destroy(t->icon_caches);
+	g_hash_table_destroy(t->negatives);
 	pthread_mutex_destroy(&t->lock);
 	g_free(t->default_theme);
 	g_free(t);
@@ -130,6 +146,46 @@ struct tree *tree_free(struct tree *t)
 struct tree_counters *tree_counters(struct tree *t)
 {
 	return &t->counters;
+}
+
+static uint64_t tree_generation(struct tree *t)
+{
+	uint64_t gen;
+
+	pthread_mutex_lock(&t->lock);
+	gen = t->generation;
+	pthread_mutex_unlock(&t->lock);
+	return gen;
+}
+
+/* The kernel will cache the miss of `entry` in `parent`: remember it, so
+ * that a change can invalidate exactly the misses the kernel holds. A miss
+ * answered from an index that changed meanwhile, or past the bound, is
+ * only cached briefly. Returns the entry timeout to reply with. */
+static double negative_note(struct tree *t, uint64_t parent, const char *entry,
+			    uint64_t gen)
+{
+	g_autofree char *key = g_strdup_printf("%" PRIu64 "\x1f%s", parent,
+					       entry);
+	double timeout = TREE_TIMEOUT;
+
+	pthread_mutex_lock(&t->lock);
+	if (t->generation != gen)
+		timeout = TREE_NEGATIVE_BRIEF;
+	else if (!g_hash_table_contains(t->negatives, key)) {
+		if (g_hash_table_size(t->negatives) >= TREE_NEGATIVES_MAX) {
+			timeout = TREE_NEGATIVE_BRIEF;
+		} else {
+			struct negative *n = g_new0(struct negative, 1);
+
+			n->parent = parent;
+			n->entry = g_strdup(entry);
+			g_hash_table_insert(t->negatives,
+					    g_steal_pointer(&key), n);
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	return timeout;
 }
 
 void tree_set_refresh_time(struct tree *t, struct timespec when)
@@ -146,7 +202,22 @@ struct node_view {
 	char *theme;
 	int size, scale;
 	char *name;
+	uint64_t ino, parent;
 };
+
+/* lock */
+static struct node_view node_view_of(const struct node *n)
+{
+	return (struct node_view){ n->kind,	    g_strdup(n->theme),
+				   n->size,	    n->scale,
+				   g_strdup(n->name), n->ino,
+				   n->parent ? n->parent : TREE_ROOT_INO };
+}
+
+static int child_parse(struct tree *t, const struct node_view *p,
+		       const char *name, enum node_kind *ret_kind,
+		       char **ret_theme, int *ret_size, int *ret_scale,
+		       char **ret_name);
 
 static void node_view_clear(struct node_view *v)
 {
@@ -161,8 +232,7 @@ static int node_view_get(struct tree *t, uint64_t ino, struct node_view *ret)
 	pthread_mutex_lock(&t->lock);
 	n = g_hash_table_lookup(t->by_ino, &ino);
 	if (n)
-		*ret = (struct node_view){ n->kind, g_strdup(n->theme), n->size,
-					   n->scale, g_strdup(n->name) };
+		*ret = node_view_of(n);
 	pthread_mutex_unlock(&t->lock);
 	return n ? 0 : -ESTALE;
 }
@@ -187,6 +257,36 @@ static void fill_stat(struct tree *t, const struct node *n, struct stat *st)
 	}
 }
 
+static char *node_key(enum node_kind kind, const char *theme, int size,
+		      int scale, const char *name)
+{
+	return g_strdup_printf("%d\x1f%s\x1f%d\x1f%d\x1f%s", kind,
+			       theme ? theme : "", size, scale,
+			       name ? name : "");
+}
+
+/* A node's inode number is a hash of its key, so that a listing can give
+ * each entry the d_ino its lookup will give (FNV-1a; 0 and the root's 1
+ * are skipped). A collision, vanishingly rare, moves a node to the next
+ * free number: its listed d_ino then differs, nothing else. */
+static uint64_t ino_of_key(const char *key)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (const unsigned char *p = (const unsigned char *)key; *p; p++)
+		h = (h ^ *p) * 0x100000001b3ULL;
+	return h > TREE_ROOT_INO ? h : h + TREE_ROOT_INO + 1;
+}
+
+/* The inode number of the node with `key`, whether or not it exists yet;
+ * lock. */
+static uint64_t ino_for_key_locked(struct tree *t, const char *key)
+{
+	struct node *n = g_hash_table_lookup(t->by_key, key);
+
+	return n ? n->ino : ino_of_key(key);
+}
+
 /* Find or make the node for (kind, theme, size, scale, name), take one
  * kernel reference, replace its content with *content (taken over) and
  * return its attributes. */
@@ -195,9 +295,7 @@ static uint64_t node_ref(struct tree *t, uint64_t parent, const char *entry,
 			 int scale, const char *name,
 			 struct icon_content *content, struct stat *ret_st)
 {
-	g_autofree char *key = g_strdup_printf("%d\x1f%s\x1f%d\x1f%d\x1f%s",
-					       kind, theme ? theme : "", size,
-					       scale, name ? name : "");
+	g_autofree char *key = node_key(kind, theme, size, scale, name);
 	struct node *n;
 	uint64_t ino;
 
@@ -205,7 +303,10 @@ static uint64_t node_ref(struct tree *t, uint64_t parent, const char *entry,
 	n = g_hash_table_lookup(t->by_key, key);
 	if (!n) {
 		n = g_new0(struct node, 1);
-		n->ino = t->next_ino++;
+		n->ino = ino_of_key(key);
+		while (n->ino <= TREE_ROOT_INO ||
+		       g_hash_table_contains(t->by_ino, &n->ino))
+			n->ino++;
 		n->kind = kind;
 		n->theme = g_strdup(theme);
 		n->size = size;
@@ -303,14 +404,20 @@ static int theme_sizes(struct tree_ctx *x, const char *theme, GArray **ret)
 }
 
 /* The synthetic index.theme of `theme`: every size view as a Fixed
- * directory, scalable/ as Scalable, Inherits=hicolor. */
+ * directory, scalable/ as Scalable, Inherits=hicolor. Written by GKeyFile,
+ * so that values from the theme's own file (Name, Comment, Example) are
+ * escaped as GKeyFile (and so every toolkit) reads them back. */
 static int index_theme_text(struct tree_ctx *x, const char *theme, GString *out)
 {
 	g_autofree char *name = NULL, *comment = NULL, *example = NULL;
+	g_autofree char *text = NULL;
+	g_autoptr(GKeyFile) kf = g_key_file_new();
 	g_autoptr(GArray) sizes = NULL;
-	g_autoptr(GString) dirs = g_string_new(NULL);
-	g_autoptr(GString) scaled = g_string_new(NULL);
-	g_autoptr(GString) groups = g_string_new(NULL);
+	g_autoptr(GPtrArray) dirs = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GPtrArray) scaled = g_ptr_array_new_with_free_func(g_free);
+	const char *top = "Icon Theme";
+	char *list;
+	gsize len;
 	int r;
 
 	r = lookup_theme_info(x->l, theme, &name, &comment, &example);
@@ -318,29 +425,44 @@ static int index_theme_text(struct tree_ctx *x, const char *theme, GString *out)
 		r = theme_sizes(x, theme, &sizes);
 	if (r < 0)
 		return r;
+	g_key_file_set_string(kf, top, "Name", *name ? name : theme);
+	if (*comment)
+		g_key_file_set_string(kf, top, "Comment", comment);
+	if (*example)
+		g_key_file_set_string(kf, top, "Example", example);
+	g_key_file_set_string(kf, top, "Inherits", "hicolor");
 	for (unsigned i = 0; i < sizes->len; i++) {
 		int s = g_array_index(sizes, int, i);
 
-		g_string_append_printf(dirs, "%dx%d,", s, s);
-		g_string_append_printf(scaled, "%s%dx%d@2", i ? "," : "", s, s);
-		g_string_append_printf(groups,
-				       "\n[%dx%d]\nSize=%d\nType=Fixed\n"
-				       "\n[%dx%d@2]\nSize=%d\nScale=2\n"
-				       "Type=Fixed\n",
-				       s, s, s, s, s, s);
+		g_ptr_array_add(dirs, g_strdup_printf("%dx%d", s, s));
+		g_ptr_array_add(scaled, g_strdup_printf("%dx%d@2", s, s));
 	}
-	g_string_append_printf(out, "[Icon Theme]\nName=%s\n",
-			       *name ? name : theme);
-	if (*comment)
-		g_string_append_printf(out, "Comment=%s\n", comment);
-	if (*example)
-		g_string_append_printf(out, "Example=%s\n", example);
-	g_string_append(out, "Inherits=hicolor\n");
-	g_string_append_printf(out, "Directories=%sscalable\n", dirs->str);
-	g_string_append_printf(out, "ScaledDirectories=%s\n", scaled->str);
-	g_string_append(out, groups->str);
-	g_string_append(out, "\n[scalable]\nSize=16\nMinSize=1\n"
-			     "MaxSize=1024\nType=Scalable\n");
+	g_ptr_array_add(dirs, g_strdup("scalable"));
+	g_ptr_array_add(dirs, NULL);
+	g_ptr_array_add(scaled, NULL);
+	/* comma-separated, as the specification writes lists (GKeyFile's
+	 * own lists end with a separator) */
+	list = g_strjoinv(",", (char **)dirs->pdata);
+	g_key_file_set_string(kf, top, "Directories", list);
+	g_free(list);
+	list = g_strjoinv(",", (char **)scaled->pdata);
+	g_key_file_set_string(kf, top, "ScaledDirectories", list);
+	g_free(list);
+	for (unsigned i = 0; i < sizes->len; i++) {
+		int s = g_array_index(sizes, int, i);
+
+		g_key_file_set_integer(kf, dirs->pdata[i], "Size", s);
+		g_key_file_set_string(kf, dirs->pdata[i], "Type", "Fixed");
+		g_key_file_set_integer(kf, scaled->pdata[i], "Size", s);
+		g_key_file_set_integer(kf, scaled->pdata[i], "Scale", 2);
+		g_key_file_set_string(kf, scaled->pdata[i], "Type", "Fixed");
+	}
+	g_key_file_set_integer(kf, "scalable", "Size", 16);
+	g_key_file_set_integer(kf, "scalable", "MinSize", 1);
+	g_key_file_set_integer(kf, "scalable", "MaxSize", 1024);
+	g_key_file_set_string(kf, "scalable", "Type", "Scalable");
+	text = g_key_file_to_data(kf, &len, NULL);
+	g_string_append_len(out, text, (gssize)len);
 	return 0;
 }
 
@@ -452,10 +574,12 @@ static int resolve_icon(struct tree *t, struct tree_ctx *x, enum node_kind kind,
 	return r == -EIO ? -EIO : r < 0 ? -ENOENT : 0;
 }
 
-static int child_of(struct tree *t, struct tree_ctx *x,
-		    const struct node_view *p, const char *name,
-		    enum node_kind *ret_kind, char **ret_theme, int *ret_size,
-		    int *ret_scale, char **ret_name)
+/* What `name` in directory `p` would be, from the name grammar alone (no
+ * index): the child's kind, theme, size, scale and icon name. */
+static int child_parse(struct tree *t, const struct node_view *p,
+		       const char *name, enum node_kind *ret_kind,
+		       char **ret_theme, int *ret_size, int *ret_scale,
+		       char **ret_name)
 {
 	int size = 0, scale = 0, r;
 
@@ -473,7 +597,7 @@ static int child_of(struct tree *t, struct tree_ctx *x,
 		*ret_theme = g_strdup(t->default_theme);
 		break;
 	case NODE_ICONS:
-		if (!lookup_name_valid(name) || theme_exists(x, name) < 0)
+		if (!lookup_name_valid(name))
 			return -ENOENT;
 		*ret_kind = NODE_THEME;
 		*ret_theme = g_strdup(name);
@@ -515,8 +639,10 @@ static int child_of(struct tree *t, struct tree_ctx *x,
 }
 
 int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
-		const char *name, uint64_t *ret_ino, struct stat *ret_st)
+		const char *name, uint64_t *ret_ino, struct stat *ret_st,
+		double *ret_negative_timeout)
 {
+	uint64_t gen = tree_generation(t);
 	struct node_view p = { 0 };
 	g_autofree char *theme = NULL, *icon = NULL;
 	struct icon_content content = { 0 };
@@ -527,8 +653,10 @@ int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
 	r = node_view_get(t, parent, &p);
 	if (r < 0)
 		return r;
-	r = child_of(t, x, &p, name, &kind, &theme, &size, &scale, &icon);
+	r = child_parse(t, &p, name, &kind, &theme, &size, &scale, &icon);
 	node_view_clear(&p);
+	if (r >= 0 && kind == NODE_THEME)
+		r = theme_exists(x, theme);
 	if (r >= 0 && (kind == NODE_ICON || kind == NODE_SVG))
 		r = resolve_icon(t, x, kind, theme, icon, size, scale,
 				 &content);
@@ -548,8 +676,11 @@ int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
 		pthread_mutex_unlock(&t->lock);
 	}
 	if (r < 0) {
-		if (r == -ENOENT)
+		if (r == -ENOENT) {
 			atomic_fetch_add(&t->counters.negative, 1);
+			*ret_negative_timeout =
+				negative_note(t, parent, name, gen);
+		}
 		icon_content_clear(&content);
 		return r;
 	}
@@ -571,7 +702,37 @@ void tree_listing_free(struct tree_listing *ls)
 		return;
 	g_ptr_array_unref(ls->names);
 	g_array_unref(ls->types);
+	if (ls->inos)
+		g_array_unref(ls->inos);
 	g_free(ls);
+}
+
+/* Give every entry of a listing of `v` the inode number its lookup gives
+ * (d_ino == st_ino). */
+static void listing_number(struct tree *t, const struct node_view *v,
+			   struct tree_listing *ls)
+{
+	ls->inos = g_array_sized_new(FALSE, FALSE, sizeof(uint64_t),
+				     ls->names->len);
+	pthread_mutex_lock(&t->lock);
+	for (unsigned i = 0; i < ls->names->len; i++) {
+		g_autofree char *theme = NULL, *name = NULL, *key = NULL;
+		enum node_kind kind;
+		int size, scale;
+		uint64_t ino;
+
+		if (i < 2)
+			ino = i == 0 ? v->ino : v->parent;
+		else if (child_parse(t, v, ls->names->pdata[i], &kind, &theme,
+				     &size, &scale, &name) < 0)
+			ino = 0;
+		else {
+			key = node_key(kind, theme, size, scale, name);
+			ino = ino_for_key_locked(t, key);
+		}
+		g_array_append_val(ls->inos, ino);
+	}
+	pthread_mutex_unlock(&t->lock);
 }
 
 /* The icon names listed in a theme's size views (all names resolvable in
@@ -658,15 +819,6 @@ static int list_icons(struct tree *t, struct tree_ctx *x,
 static int tree_list_once(struct tree *t, struct tree_ctx *x, uint64_t ino,
 			  struct tree_listing **ret);
 
-static uint64_t tree_generation(struct tree *t)
-{
-	uint64_t gen;
-
-	pthread_mutex_lock(&t->lock);
-	gen = t->generation;
-	pthread_mutex_unlock(&t->lock);
-	return gen;
-}
 
 /* A listing built while the index changed under it is built again: the
  * kernel caches what it gets, and the invalidation may already be past. */
@@ -744,6 +896,8 @@ static int tree_list_once(struct tree *t, struct tree_ctx *x, uint64_t ino,
 	default:
 		r = -ENOTDIR;
 	}
+	if (r >= 0)
+		listing_number(t, &v, ls);
 	node_view_clear(&v);
 	if (r < 0) {
 		tree_listing_free(ls);
@@ -768,8 +922,7 @@ int tree_open(struct tree *t, struct tree_ctx *x, uint64_t ino,
 	n = g_hash_table_lookup(t->by_ino, &ino);
 	if (n) {
 		n->used = ++t->clock;
-		v = (struct node_view){ n->kind, g_strdup(n->theme), n->size,
-					n->scale, g_strdup(n->name) };
+		v = node_view_of(n);
 		ic = n->content;
 		ic.source = g_strdup(n->content.source);
 	}
@@ -850,7 +1003,8 @@ static char *counters_text(struct tree *t)
 		"lookups %llu\nnegative %llu\ngetattrs %llu\nopens %llu\n"
 		"reads %llu\nreaddirs %llu\nrenders %llu\n"
 		"render_failures %llu\nblob_hits %llu\nnative %llu\n"
-		"cache_errors %llu\nworker_restarts %llu\nnodes %u\n",
+		"cache_errors %llu\nworker_restarts %llu\nnodes %u\n"
+		"negatives %u\ninvalidations %llu\n",
 		(unsigned long long)t->counters.lookups,
 		(unsigned long long)t->counters.negative,
 		(unsigned long long)t->counters.getattrs,
@@ -862,7 +1016,8 @@ static char *counters_text(struct tree *t)
 		(unsigned long long)c->blob_hits, (unsigned long long)c->native,
 		(unsigned long long)c->cache_errors,
 		content_worker_restarts(t->content),
-		g_hash_table_size(t->by_ino));
+		g_hash_table_size(t->by_ino), g_hash_table_size(t->negatives),
+		(unsigned long long)t->counters.invalidations);
 }
 
 int tree_getxattr(struct tree *t, uint64_t ino, const char *name,
@@ -913,13 +1068,27 @@ static void inval_add(GArray *out, uint64_t ino, uint64_t parent,
 	g_array_append_val(out, v);
 }
 
+/* The icon (or theme) name an entry stands for: "x.png" and "x.svg" stand
+ * for x, any other entry for itself. */
+static bool entry_named(const char *entry, GHashTable *names)
+{
+	const char *dot = strrchr(entry, '.');
+	g_autofree char *stem = NULL;
+
+	if (dot && (streq(dot, ".png") || streq(dot, ".svg")))
+		stem = g_strndup(entry, dot - entry);
+	return g_hash_table_contains(names, stem ? stem : entry);
+}
+
 void tree_collect_invalidations(struct tree *t, GHashTable *names, bool all,
 				GArray *out)
 {
-	GHashTableIter it, nit;
+	GHashTableIter it;
+	struct negative *neg;
 	struct node *n;
-	const char *name;
 
+	/* Only what the kernel holds: the nodes it looked up and the misses
+	 * it was told to cache; O(nodes + misses), whatever the index holds. */
 	pthread_mutex_lock(&t->lock);
 	t->generation++;
 	g_hash_table_remove_all(t->names_cache);
@@ -937,22 +1106,13 @@ void tree_collect_invalidations(struct tree *t, GHashTable *names, bool all,
 			inval_add(out, n->ino, 0, NULL);
 		if (all || synthetic || named)
 			inval_add(out, 0, n->parent, n->entry);
-
-		/* Negative entries the kernel may hold for new names (and,
-		 * when themes changed, for new themes in icons/). */
-		if (n->kind != NODE_SIZEDIR && n->kind != NODE_FLATDIR &&
-		    n->kind != NODE_SCALABLE && !(all && n->kind == NODE_ICONS))
+	}
+	g_hash_table_iter_init(&it, t->negatives);
+	while (g_hash_table_iter_next(&it, NULL, (void **)&neg)) {
+		if (!all && !entry_named(neg->entry, names))
 			continue;
-		g_hash_table_iter_init(&nit, names);
-		while (g_hash_table_iter_next(&nit, (void **)&name, NULL)) {
-			g_autofree char *file =
-				g_strconcat(name,
-					    n->kind == NODE_SCALABLE ? ".svg"
-					    : n->kind == NODE_ICONS  ? ""
-								     : ".png",
-					    NULL);
-			inval_add(out, 0, n->ino, file);
-		}
+		inval_add(out, 0, neg->parent, neg->entry);
+		g_hash_table_iter_remove(&it);
 	}
 	inval_add(out, TREE_ROOT_INO, 0, NULL);
 	pthread_mutex_unlock(&t->lock);

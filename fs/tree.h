@@ -16,6 +16,14 @@
 
 #define TREE_ROOT_INO 1
 
+/* How long the kernel may keep entries and attributes: live updates
+ * invalidate exactly what changed, so there is no reason to expire. */
+#define TREE_TIMEOUT 86400.0
+/* Misses the tree cannot track (past the bound, or answered while the
+ * index changed) are cached this long only. */
+#define TREE_NEGATIVE_BRIEF 1.0
+#define TREE_NEGATIVES_MAX  65536
+
 struct tree;
 
 /* Per-thread: the connection and lookup that thread's requests use. */
@@ -27,6 +35,7 @@ struct tree_ctx {
 
 struct tree_counters {
 	atomic_ullong lookups, negative, getattrs, opens, reads, readdirs;
+	atomic_ullong invalidations; /* sent to the kernel */
 };
 
 int tree_new(const char *default_theme, struct content *content,
@@ -36,16 +45,20 @@ struct tree_counters *tree_counters(struct tree *t);
 
 /* Resolve `name` in directory `parent`: on success the child's ino and
  * attributes, with one more kernel reference. -ENOENT for names that do not
- * exist (negative entries), -ENOTDIR, -ENAMETOOLONG, -EIO. */
+ * exist, with the timeout the negative entry is to be cached for;
+ * -ENOTDIR, -ENAMETOOLONG, -EIO. */
 int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
-		const char *name, uint64_t *ret_ino, struct stat *ret_st);
+		const char *name, uint64_t *ret_ino, struct stat *ret_st,
+		double *ret_negative_timeout);
 void tree_forget(struct tree *t, uint64_t ino, uint64_t nlookup);
 int tree_getattr(struct tree *t, uint64_t ino, struct stat *ret_st);
 
-/* A directory listing: names with their d_type, "." and ".." first. */
+/* A directory listing: names with their d_type and inode number (the one
+ * a lookup of the name gives), "." and ".." first. */
 struct tree_listing {
 	GPtrArray *names;
 	GArray *types; /* unsigned char DT_* per name */
+	GArray *inos;  /* uint64_t per name */
 };
 int tree_list(struct tree *t, struct tree_ctx *x, uint64_t ino,
 	      struct tree_listing **ret);

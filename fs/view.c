@@ -52,6 +52,9 @@ int view_parse_flat_dir(const char *s, int *ret_size, int *ret_scale)
 	if (parse_number(&s, 1, VIEW_SIZE_MAX, &size) < 0 ||
 	    parse_scale_suffix(s, VIEW_SCALE_MAX, &scale) < 0)
 		return -ENOENT;
+	/* one name per directory: "48", never "48@1" */
+	if (scale == 1 && *s)
+		return -ENOENT;
 	*ret_size = size;
 	*ret_scale = scale;
 	return 0;

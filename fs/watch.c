@@ -178,6 +178,7 @@ static void watch_drop_renders(struct watch *w, GHashTable *names)
 
 static void watch_send(struct watch *w, GArray *invals)
 {
+	atomic_fetch_add(&tree_counters(w->tree)->invalidations, invals->len);
 	for (unsigned i = 0; i < invals->len; i++) {
 		struct tree_inval *v =
 			&g_array_index(invals, struct tree_inval, i);

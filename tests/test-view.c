@@ -22,6 +22,8 @@ TEST(flat_dirs)
 	ASSERT_EQ_INT(view_parse_flat_dir("abc", &size, &scale), -ENOENT);
 	ASSERT_EQ_INT(view_parse_flat_dir("48@9", &size, &scale), -ENOENT);
 	ASSERT_EQ_INT(view_parse_flat_dir("48@", &size, &scale), -ENOENT);
+	/* one canonical name per directory */
+	ASSERT_EQ_INT(view_parse_flat_dir("48@1", &size, &scale), -ENOENT);
 	ASSERT_EQ_INT(view_parse_flat_dir("48@0", &size, &scale), -ENOENT);
 	ASSERT_EQ_INT(view_parse_flat_dir("-48", &size, &scale), -ENOENT);
 	ASSERT_EQ_INT(
