@@ -162,6 +162,7 @@ def mounted(db, bases, theme=None, extra=(), timeout=120):
     log = open(os.path.join(tmp, "daemon.log"), "w+")
     proc = subprocess.Popen([*args, *extra, mnt], stdout=log, stderr=log)
     mounted.pid = proc.pid
+    mounted.log_path = log.name
     try:
         deadline = time.monotonic() + timeout
         while not os.path.ismount(mnt):

@@ -31,6 +31,11 @@ with tempfile.TemporaryDirectory() as dest:
 
     text = open(unit).read()
     check(f"ExecStart={prefix}/bin/iconfs mount -f %t/iconfs" in text, "unit starts the installed binary")
+    keys = dict(l.split("=", 1) for l in text.splitlines() if "=" in l and not l.startswith("#"))
+    check_eq((keys.get("Type"), keys.get("Restart")), ("notify", "always"),
+             "the unit waits for READY=1 and always comes back")
+    check(int(keys.get("WatchdogSec", "0")) > 0, "the unit has a watchdog")
+    check(keys.get("ExecStop", "").endswith("-uz %t/iconfs"), "the unit unmounts lazily on stop")
     # verify against the installed binary: point ExecStart into the destdir
     verify_dir = os.path.join(dest, "verify")
     os.makedirs(verify_dir)
