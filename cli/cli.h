@@ -1,9 +1,12 @@
-/* Command-line plumbing shared by the subcommands: the parsed options and
- * the index each command opens. */
+/* Command-line plumbing shared by the subcommands (one file each for the
+ * larger ones: status.c, prerender.c): the parsed options and the index each
+ * command opens. */
 #pragma once
 
 #include <sqlite3.h>
 #include <stdbool.h>
+
+#include "index.h"
 
 struct cli_options {
 	char *db;	  /* --db, else the default path */
@@ -19,12 +22,14 @@ struct cli_options {
 	int n_args;
 };
 
-enum cli_index_flags {
-	CLI_INDEX_PROGRESS = 1 << 0, /* progress and a summary line */
-	CLI_INDEX_CHECK = 1 << 1,    /* integrity check first (reads it all) */
-};
+/* Open (creating, checking, migrating) the index and bring it up to date
+ * with the base directories (index_open, `flags` enum index_open_flags);
+ * with INDEX_PROGRESS a summary line on stdout. `mountpoint` is left out of
+ * the base directories, which *ret_basedirs gets when not NULL. */
+int cli_index(const struct cli_options *o, const char *mountpoint,
+	      unsigned flags, sqlite3 **ret_db, char ***ret_basedirs);
 
-/* Open (creating, migrating) the index and bring it up to date with the base
- * directories. `mountpoint` is left out of the base directories. */
-int cli_open_index(const struct cli_options *o, const char *mountpoint,
-		   unsigned flags, sqlite3 **ret_db, char ***ret_basedirs);
+int cli_status(struct cli_options *o);
+/* `iconfs render`: pre-render a theme's names at the given sizes into the
+ * blob table, at idle priority; resumable (what is stored is skipped). */
+int cli_prerender(struct cli_options *o);

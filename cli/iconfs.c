@@ -15,7 +15,7 @@
 #include "log.h"
 #include "lookup.h"
 #include "render.h"
-#include "scan.h"
+#include "index.h"
 
 struct command {
 	const char *name;
@@ -25,31 +25,21 @@ struct command {
 	int min_args, max_args;
 };
 
-int cli_open_index(const struct cli_options *o, const char *mountpoint,
-		   unsigned flags, sqlite3 **ret_db, char ***ret_basedirs)
+int cli_index(const struct cli_options *o, const char *mountpoint,
+	      unsigned flags, sqlite3 **ret_db, char ***ret_basedirs)
 {
-	bool progress = flags & CLI_INDEX_PROGRESS;
-	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
 	g_auto(GStrv) bases = basedirs_list(o->icon_dirs, mountpoint);
 	struct scan_stats st;
 	int r;
 
-	r = db_open(o->db, flags & CLI_INDEX_CHECK ? DB_CHECK : 0, &db);
+	r = index_open(o->db, bases, flags, ret_db, &st);
 	if (r < 0)
 		return r;
-	r = scan_refresh(
-		db, bases,
-		(progress ? SCAN_COUNT : 0) |
-			(progress && isatty(STDERR_FILENO) ? SCAN_PROGRESS : 0),
-		&st, NULL);
-	if (r < 0)
-		return r;
-	if (progress)
+	if (flags & INDEX_PROGRESS)
 		printf("%u themes, %u directories read, %llu icons, "
 		       "%u problems, %.2f s\n",
 		       st.themes, st.dirs_read, st.icons, st.problems,
 		       st.seconds);
-	*ret_db = TAKE_PTR(db);
 	if (ret_basedirs)
 		*ret_basedirs = g_steal_pointer(&bases);
 	return 0;
@@ -66,8 +56,7 @@ static int cmd_index(struct cli_options *o)
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
 	g_autofree char *mnt = default_mountpoint(o);
 
-	return cli_open_index(o, mnt, CLI_INDEX_PROGRESS | CLI_INDEX_CHECK, &db,
-			      NULL) < 0
+	return cli_index(o, mnt, INDEX_PROGRESS | INDEX_CHECK, &db, NULL) < 0
 		       ? 1
 		       : 0;
 }
@@ -129,7 +118,7 @@ static int cmd_lookup(struct cli_options *o)
 		return 2;
 	}
 	/* no integrity check (it reads the whole file) for one lookup */
-	if (cli_open_index(o, mnt, 0, &db, NULL) < 0 || lookup_new(db, &l) < 0)
+	if (cli_index(o, mnt, 0, &db, NULL) < 0 || lookup_new(db, &l) < 0)
 		return 2;
 	if (o->batch)
 		return lookup_batch(l, theme, o->scale);
@@ -144,12 +133,32 @@ static int cmd_lookup(struct cli_options *o)
 
 static int cmd_status(struct cli_options *o)
 {
-	return fs_status_print(o) < 0 ? 1 : 0;
+	return cli_status(o) < 0 ? 1 : 0;
 }
 
 static int cmd_mount(struct cli_options *o)
 {
-	return fs_mount_main(o) < 0 ? 1 : 0;
+	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	g_autofree char *mnt = default_mountpoint(o);
+	g_autofree char *theme = basedirs_default_theme(o->theme);
+	g_auto(GStrv) bases = NULL;
+	struct fs_options fo;
+
+	/* the index is opened, checked, migrated and refreshed once, here */
+	if (cli_index(o, mnt,
+		      INDEX_CHECK | (isatty(STDERR_FILENO) ? INDEX_PROGRESS : 0),
+		      &db, &bases) < 0)
+		return 1;
+	sqlite3_close_v2(TAKE_PTR(db));
+	fo = (struct fs_options){
+		.db = o->db,
+		.basedirs = bases,
+		.theme = theme,
+		.mountpoint = mnt,
+		.workers = (unsigned)o->workers,
+		.foreground = o->foreground,
+	};
+	return fs_mount(&fo) < 0 ? 1 : 0;
 }
 
 static int cmd_umount(struct cli_options *o)
@@ -159,7 +168,7 @@ static int cmd_umount(struct cli_options *o)
 
 static int cmd_render(struct cli_options *o)
 {
-	return fs_prerender_main(o) < 0 ? 1 : 0;
+	return cli_prerender(o) < 0 ? 1 : 0;
 }
 
 static int cmd_render_worker(struct cli_options *o)

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <time.h>
 
+#include "basedirs.h"
 #include "blob.h"
 #include "store.h"
 #include "content.h"
@@ -38,9 +39,7 @@ struct retry {
 };
 
 struct content {
-	char **basedirs;
-	char **realbases; /* realpath of each base dir, NULL until it exists;
-			   * lock */
+	struct basedirs_real *real; /* what may be served */
 	struct render_pool *pool;
 	struct store *store;
 	unsigned deadline_ms;
@@ -57,8 +56,7 @@ int content_new(const char *db_path, char *const *basedirs, unsigned workers,
 	struct content *c = g_new0(struct content, 1);
 	int r;
 
-	c->basedirs = g_strdupv((char **)basedirs);
-	c->realbases = g_new0(char *, g_strv_length(c->basedirs) + 1);
+	c->real = basedirs_real_new(basedirs);
 	c->deadline_ms = deadline_ms;
 	pthread_mutex_init(&c->lock, NULL);
 	c->inflight =
@@ -82,10 +80,7 @@ struct content *content_free(struct content *c)
 		return NULL;
 	store_free(c->store);
 	render_pool_free(c->pool);
-	for (guint i = 0; c->basedirs && c->basedirs[i]; i++)
-		free(c->realbases[i]);
-	g_free(c->realbases);
-	g_strfreev(c->basedirs);
+	basedirs_real_free(c->real);
 	g_hash_table_destroy(c->inflight);
 	g_hash_table_destroy(c->retry);
 	pthread_mutex_destroy(&c->lock);
@@ -126,31 +121,13 @@ void icon_content_clear(struct icon_content *ic)
 /* The real path of `source` when it lies inside a base directory. */
 static char *content_real_source(struct content *c, const char *source)
 {
-	_cleanup_free_ char *real = realpath(source, NULL);
-	bool inside = false;
+	char *real = basedirs_real_inside(c->real, source, false);
 
 	if (!real)
-		return NULL;
-	pthread_mutex_lock(&c->lock);
-	for (guint i = 0; c->basedirs[i] && !inside; i++) {
-		const char *b;
-		size_t n;
-
-		/* base directories may appear after the mount */
-		if (!c->realbases[i])
-			c->realbases[i] = realpath(c->basedirs[i], NULL);
-		b = c->realbases[i];
-		if (!b)
-			continue;
-		n = strlen(b);
-		inside = strncmp(real, b, n) == 0 && real[n] == '/';
-	}
-	pthread_mutex_unlock(&c->lock);
-	if (inside)
-		return TAKE_PTR(real);
-	log_warning("'%s' resolves outside the icon directories, not served",
-		    source);
-	return NULL;
+		log_warning("'%s' resolves outside the icon directories, not "
+			    "served",
+			    source);
+	return real;
 }
 
 /* Open the real file behind `source` (never following a link that
@@ -423,7 +400,7 @@ int content_resolve(struct content *c, sqlite3 *db, const char *source, int ext,
 	if (fd < 0)
 		return fd;
 	*ret = (struct icon_content){ .mtime = st.st_mtim };
-	if (px == 0 || (ext == RASTER_PNG && png_is_exact(fd, px))) {
+	if (px == 0 || (ext == ICON_EXT_PNG && png_is_exact(fd, px))) {
 		atomic_fetch_add(&c->counters.native, 1);
 		ret->native = 1;
 		ret->size = st.st_size;

@@ -54,7 +54,7 @@ unsigned long long content_worker_restarts(struct content *c);
 struct icon_content {
 	char *source;  /* resolved path, as the lookup gave it (g_free) */
 	int native;    /* 1: the source's own bytes */
-	int ext;       /* the source's format (enum raster_format) */
+	int ext;       /* the source's format (enum icon_ext) */
 	unsigned px;   /* 0 for native content */
 	uint64_t size; /* exact st_size */
 	struct timespec mtime; /* the source's */

@@ -1,6 +1,5 @@
-/* The FUSE low-level handlers and the mount/umount/status commands.
- * Handlers are thin: each calls one tree_*() function and replies exactly
- * once. Every worker thread gets its own SQLite connection on first use. */
+/* The FUSE low-level handlers and the session; see fs.h. Every FUSE thread
+ * gets its own read-only SQLite connection on first use. */
 #include <errno.h>
 #include <fuse_lowlevel.h>
 #include <glib.h>
@@ -12,12 +11,13 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "basedirs.h"
-#include "cli.h"
 #include "content.h"
 #include "db.h"
+#include "file.h"
 #include "fs.h"
+#include "listing.h"
 #include "log.h"
+#include "synth.h"
 #include "tree.h"
 #include "watch.h"
 #include "watchdog.h"
@@ -32,9 +32,10 @@
 #define FS_BLOB_BUDGET (512LL * 1024 * 1024)
 
 struct fs {
-	char *db_path;
+	const char *db_path;
 	struct tree *tree;
 	struct content *content;
+	struct synth *synth;
 	pthread_key_t ctx_key;
 };
 
@@ -58,7 +59,7 @@ static struct tree_ctx *fs_ctx(struct fs *fs)
 	struct tree_ctx *x = pthread_getspecific(fs->ctx_key);
 
 	if (x) {
-		unsigned gen = watch_generation();
+		uint64_t gen = synth_generation(fs->synth);
 
 		if (x->generation != gen) {
 			lookup_flush(x->l);
@@ -75,7 +76,7 @@ static struct tree_ctx *fs_ctx(struct fs *fs)
 		ctx_free(x);
 		return NULL;
 	}
-	x->generation = watch_generation();
+	x->generation = synth_generation(fs->synth);
 	(void)pthread_setspecific(fs->ctx_key, x);
 	return x;
 }
@@ -150,7 +151,7 @@ static void fs_getattr(fuse_req_t req, fuse_ino_t ino,
 /* A directory handle; the listing is built on the first readdir, so that an
  * opendir answered from the kernel's cached listing costs nothing. */
 struct fs_dir {
-	struct tree_listing *ls;
+	struct listing *ls;
 };
 
 static void fs_opendir(fuse_req_t req, fuse_ino_t ino,
@@ -171,13 +172,13 @@ static void fs_readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size,
 {
 	struct fs *fs = fs_of(req);
 	struct fs_dir *d = (struct fs_dir *)(uintptr_t)fi->fh;
-	struct tree_listing *ls;
+	struct listing *ls;
 	g_autofree char *buf = NULL;
 	size_t used = 0;
 
 	if (!d->ls) {
 		struct tree_ctx *x = fs_ctx(fs);
-		int r = x ? tree_list(fs->tree, x, ino, &d->ls) : -EIO;
+		int r = x ? listing_build(fs->tree, x, ino, &d->ls) : -EIO;
 
 		if (r < 0) {
 			fuse_reply_err(req, -r);
@@ -233,7 +234,7 @@ static void fs_releasedir(fuse_req_t req, fuse_ino_t ino,
 	struct fs_dir *d = (struct fs_dir *)(uintptr_t)fi->fh;
 
 	(void)ino;
-	tree_listing_free(d->ls);
+	listing_free(d->ls);
 	g_free(d);
 	fuse_reply_err(req, 0);
 }
@@ -242,7 +243,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
 	struct tree_ctx *x = fs_ctx(fs);
-	struct tree_file *f = NULL;
+	struct file *f = NULL;
 	int r;
 
 	if ((fi->flags & O_ACCMODE) != O_RDONLY ||
@@ -250,7 +251,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, EROFS);
 		return;
 	}
-	r = x ? tree_open(fs->tree, x, ino, &f) : -EIO;
+	r = x ? file_open(fs->tree, x, ino, &f) : -EIO;
 	if (r < 0) {
 		fuse_reply_err(req, -r);
 		return;
@@ -258,19 +259,19 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fi->fh = (uintptr_t)f;
 	fi->keep_cache = 1;
 	if (fuse_reply_open(req, fi) == -ENOENT)
-		tree_file_free(f);
+		file_free(f);
 }
 
 static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
-	struct tree_file *f = (struct tree_file *)(uintptr_t)fi->fh;
+	struct file *f = (struct file *)(uintptr_t)fi->fh;
 	g_autofree char *buf = g_malloc(size ? size : 1);
 	ssize_t n;
 
 	(void)ino;
 	atomic_fetch_add(&tree_counters(fs_of(req)->tree)->reads, 1);
-	n = tree_read(f, buf, size, off);
+	n = file_read(f, buf, size, off);
 	if (n < 0)
 		fuse_reply_err(req, (int)-n);
 	else
@@ -281,7 +282,7 @@ static void fs_release(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
 	(void)ino;
-	tree_file_free((struct tree_file *)(uintptr_t)fi->fh);
+	file_free((struct file *)(uintptr_t)fi->fh);
 	fuse_reply_err(req, 0);
 }
 
@@ -296,11 +297,40 @@ static void reply_xattr(fuse_req_t req, const char *value, size_t len,
 		fuse_reply_buf(req, value, len);
 }
 
+static char *counters_text(struct fs *fs)
+{
+	struct tree_counters *t = tree_counters(fs->tree);
+	struct content_counters *c = content_counters(fs->content);
+
+	return g_strdup_printf(
+		"lookups %llu\nnegative %llu\ngetattrs %llu\nopens %llu\n"
+		"reads %llu\nreaddirs %llu\nrenders %llu\n"
+		"render_failures %llu\nblob_hits %llu\nnative %llu\n"
+		"cache_errors %llu\nworker_restarts %llu\nnodes %u\n"
+		"negatives %u\ninvalidations %llu\n",
+		(unsigned long long)t->lookups, (unsigned long long)t->negative,
+		(unsigned long long)t->getattrs, (unsigned long long)t->opens,
+		(unsigned long long)t->reads, (unsigned long long)t->readdirs,
+		(unsigned long long)c->renders,
+		(unsigned long long)c->render_failures,
+		(unsigned long long)c->blob_hits, (unsigned long long)c->native,
+		(unsigned long long)c->cache_errors,
+		content_worker_restarts(fs->content),
+		tree_node_count(fs->tree), tree_negative_count(fs->tree),
+		(unsigned long long)t->invalidations);
+}
+
 static void fs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 			size_t size)
 {
+	struct fs *fs = fs_of(req);
 	g_autofree char *value = NULL;
-	int r = tree_getxattr(fs_of(req)->tree, ino, name, &value);
+	int r = 0;
+
+	if (ino == TREE_ROOT_INO && streq(name, FS_XATTR_COUNTERS))
+		value = counters_text(fs);
+	else
+		r = tree_getxattr(fs->tree, ino, name, &value);
 
 	if (r < 0)
 		fuse_reply_err(req, -r);
@@ -312,6 +342,9 @@ static void fs_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 {
 	g_autoptr(GString) names = g_string_new(NULL);
 
+	if (ino == TREE_ROOT_INO)
+		g_string_append_len(names, FS_XATTR_COUNTERS,
+				    sizeof(FS_XATTR_COUNTERS));
 	(void)tree_listxattr(fs_of(req)->tree, ino, names);
 	reply_xattr(req, names->str, names->len, size);
 }
@@ -484,13 +517,9 @@ static int mountpoint_prepare(const char *mnt)
 	return 0;
 }
 
-int fs_mount_main(struct cli_options *o)
+int fs_mount(const struct fs_options *o)
 {
-	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
-	g_autofree char *mnt = o->mountpoint ? g_strdup(o->mountpoint)
-					     : basedirs_default_mountpoint();
-	g_autofree char *theme = basedirs_default_theme(o->theme);
-	g_auto(GStrv) bases = NULL;
+	const char *mnt = o->mountpoint;
 	/* auto_unmount: when the daemon dies, however it dies, the mount
 	 * goes with it and the directory is an ordinary one again. */
 	char *argv[] = { "iconfs", "-o",
@@ -513,20 +542,13 @@ int fs_mount_main(struct cli_options *o)
 	r = mountpoint_prepare(mnt);
 	if (r < 0)
 		return r;
-	r = cli_open_index(
-		o, mnt,
-		CLI_INDEX_CHECK |
-			(isatty(STDERR_FILENO) ? CLI_INDEX_PROGRESS : 0),
-		&db, &bases);
-	if (r < 0)
-		return r;
-	sqlite3_close_v2(TAKE_PTR(db));
-
-	r = content_new(o->db, bases, (unsigned)o->workers, RENDER_DEADLINE_MS,
+	r = content_new(o->db, o->basedirs, o->workers, RENDER_DEADLINE_MS,
 			FS_BLOB_BUDGET, &fs.content);
 	if (r < 0)
 		return r;
-	r = tree_new(theme, fs.content, &fs.tree);
+	r = synth_new(&fs.synth);
+	if (r >= 0)
+		r = tree_new(o->theme, fs.content, fs.synth, &fs.tree);
 	if (r < 0)
 		goto out;
 	r = -pthread_key_create(&fs.ctx_key, ctx_free);
@@ -547,11 +569,11 @@ int fs_mount_main(struct cli_options *o)
 		fuse_remove_signal_handlers(se);
 		goto out;
 	}
-	log_info("serving theme '%s' on '%s'", theme, mnt);
+	log_info("serving theme '%s' on '%s'", o->theme, mnt);
 	(void)fuse_daemonize(o->foreground);
 
 	/* After daemonizing: the threads must live in the serving process. */
-	r = watch_start(se, fs.tree, fs.content, o->db, bases, &watch);
+	r = watch_start(se, fs.tree, o->db, o->basedirs, &watch);
 	if (r >= 0)
 		r = watchdog_start(mnt, &dog);
 	if (r < 0) {
@@ -575,88 +597,7 @@ out:
 		fuse_session_destroy(se);
 	fuse_opt_free_args(&args);
 	tree_free(fs.tree);
+	synth_free(fs.synth);
 	content_free(fs.content);
 	return r;
-}
-
-static void print_count(sqlite3 *db, const char *label, const char *sql)
-{
-	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
-
-	if (db_prepare(db, sql, &q) < 0 || sqlite3_step(q) != SQLITE_ROW)
-		return;
-	printf("%-16s %s\n", label, db_column_str(q, 0));
-}
-
-int fs_status_print(struct cli_options *o)
-{
-	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
-	g_autofree char *mnt = o->n_args > 0 ? g_strdup(o->args[0])
-					     : basedirs_default_mountpoint();
-	g_autofree char *theme = basedirs_default_theme(o->theme);
-	char counters[2048];
-	struct stat st;
-	ssize_t n;
-	int r;
-
-	printf("%-16s %s\n", "index", o->db);
-	if (stat(o->db, &st) < 0) {
-		printf("%-16s not built yet (run 'iconfs index')\n", "state");
-		return 0;
-	}
-	r = db_open(o->db, DB_READONLY, &db);
-	if (r < 0)
-		return r;
-	printf("%-16s %.1f MiB\n", "index size", st.st_size / 1048576.0);
-	n = getxattr(mnt, "user.iconfs.theme", counters, sizeof(counters) - 1);
-	if (n > 0) {
-		counters[n] = '\0';
-		printf("%-16s %s (served)\n", "theme", counters);
-	} else {
-		printf("%-16s %s (configured)\n", "theme", theme);
-	}
-	print_count(db, "themes", "SELECT count(*) FROM theme WHERE valid");
-	print_count(db, "directories", "SELECT count(*) FROM dir");
-	print_count(db, "icons", "SELECT count(*) FROM icon");
-	print_count(db, "rendered",
-		    "SELECT count(*) || ' PNGs, ' || "
-		    "printf('%.1f', coalesce(sum(bytes), 0) / 1048576.0) || "
-		    "' MiB' FROM blob WHERE status = 0");
-	print_count(db, "failed renders",
-		    "SELECT count(*) FROM blob WHERE status != 0");
-	print_count(db, "last refresh",
-		    "SELECT datetime(value, 'unixepoch', 'localtime') "
-		    "FROM meta WHERE key = 'refreshed'");
-
-	n = getxattr(mnt, "user.iconfs.counters", counters,
-		     sizeof(counters) - 1);
-	if (n < 0) {
-		printf("%-16s %s (not mounted)\n", "mountpoint", mnt);
-		return 0;
-	}
-	counters[n] = '\0';
-	printf("%-16s %s (mounted)\n", "mountpoint", mnt);
-	{
-		unsigned long long hits = 0, renders = 0;
-		char *save = NULL;
-
-		for (char *line = strtok_r(counters, "\n", &save); line;
-		     line = strtok_r(NULL, "\n", &save)) {
-			char *sp = strchr(line, ' ');
-
-			if (!sp)
-				continue;
-			*sp = '\0';
-			if (streq(line, "blob_hits"))
-				hits = strtoull(sp + 1, NULL, 10);
-			else if (streq(line, "renders"))
-				renders = strtoull(sp + 1, NULL, 10);
-			printf("  %-14s %s\n", line, sp + 1);
-		}
-		if (hits + renders > 0)
-			printf("%-16s %.1f%% of rendered files served from the "
-			       "blob table\n",
-			       "hit rate", 100.0 * hits / (hits + renders));
-	}
-	return 0;
 }

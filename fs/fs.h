@@ -1,14 +1,25 @@
-/* The mount: `iconfs mount`, `iconfs umount` and `iconfs status`. The FUSE
- * handlers live in fs.c and stay thin; what a name means is in view.h and
- * tree.h, what a file holds in content.h. */
+/* The mount: the FUSE session and its low-level handlers, which stay thin
+ * (each calls one tree_*, listing_* or file_* function and replies once),
+ * and unmounting. What a name means is in tree.h and view.h, what a file
+ * holds in content.h, what a directory lists in listing.h. */
 #pragma once
 
-struct cli_options;
+#include <stdbool.h>
 
-int fs_mount_main(struct cli_options *o);
+struct fs_options {
+	const char *db;		/* the index, already built (index_open) */
+	char *const *basedirs;	/* NULL-terminated */
+	const char *theme;	/* the theme of MNT/<N>/ */
+	const char *mountpoint;
+	unsigned workers;	/* render worker processes */
+	bool foreground;
+};
+
+/* Mount and serve until unmounted or signalled. */
+int fs_mount(const struct fs_options *o);
 int fs_umount(const char *mountpoint);
-int fs_status_print(struct cli_options *o);
 
-/* `iconfs render`: pre-render a theme's names at the given sizes into the
- * blob table, at idle priority; resumable (what is stored is skipped). */
-int fs_prerender_main(struct cli_options *o);
+/* The text of the root's user.iconfs.counters ("name value" lines): what
+ * `iconfs status` shows of a mounted daemon. */
+#define FS_XATTR_COUNTERS "user.iconfs.counters"
+#define FS_XATTR_THEME	  "user.iconfs.theme"

@@ -228,18 +228,18 @@ static int raster_svg(const void *data, size_t len, unsigned px, uint8_t *rgba)
 }
 
 static bool bitmap_magic_ok(const void *data, size_t len,
-			    enum raster_format format)
+			    enum icon_ext format)
 {
 	static const uint8_t png_sig[8] = { 0x89, 'P',	'N',  'G',
 					    '\r', '\n', 0x1a, '\n' };
 	static const char xpm_sig[] = "/* XPM */";
 	const char *p = data, *end = p + len;
 
-	if (format == RASTER_PNG)
+	if (format == ICON_EXT_PNG)
 		return len >= 8 && memcmp(data, png_sig, 8) == 0;
 	while (p < end && g_ascii_isspace(*p))
 		p++;
-	return format == RASTER_XPM && (size_t)(end - p) >= strlen(xpm_sig) &&
+	return format == ICON_EXT_XPM && (size_t)(end - p) >= strlen(xpm_sig) &&
 	       memcmp(p, xpm_sig, strlen(xpm_sig)) == 0;
 }
 
@@ -293,7 +293,7 @@ static GdkPixbuf *decode_xpm(const void *data, size_t len)
 }
 
 static int raster_bitmap(const void *data, size_t len,
-			 enum raster_format format, unsigned px, uint8_t *rgba)
+			 enum icon_ext format, unsigned px, uint8_t *rgba)
 {
 	g_autoptr(GdkPixbufLoader) loader = NULL;
 	g_autoptr(GdkPixbuf) decoded = NULL;
@@ -307,8 +307,8 @@ static int raster_bitmap(const void *data, size_t len,
 	 * nothing else installed ever sees an icon. */
 	if (!bitmap_magic_ok(data, len, format))
 		return log_debug_errno(-EINVAL, "not a %s file",
-				       format == RASTER_PNG ? "PNG" : "XPM");
-	if (format == RASTER_XPM) {
+				       format == ICON_EXT_PNG ? "PNG" : "XPM");
+	if (format == ICON_EXT_XPM) {
 		decoded = decode_xpm(data, len);
 		if (!decoded)
 			return log_debug_errno(-EINVAL, "cannot decode XPM");
@@ -374,7 +374,7 @@ void raster_prepare(void)
 	}
 }
 
-int raster_render(const void *data, size_t len, enum raster_format format,
+int raster_render(const void *data, size_t len, enum icon_ext format,
 		  unsigned px, void **ret_png, size_t *ret_len)
 {
 	_cleanup_free_ uint8_t *rgba = NULL;
@@ -385,7 +385,7 @@ int raster_render(const void *data, size_t len, enum raster_format format,
 	rgba = calloc((size_t)px * px, 4);
 	if (!rgba)
 		return -ENOMEM;
-	if (format == RASTER_SVG)
+	if (format == ICON_EXT_SVG)
 		r = raster_svg(data, len, px, rgba);
 	else
 		r = raster_bitmap(data, len, format, px, rgba);

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "index.h"
+
 /* Largest pixel size iconfs renders (1024 px at scale 3). */
 #define RASTER_PX_MAX 3072
 /* Largest intrinsic SVG size accepted: icons are drawn for a few hundred
@@ -18,12 +20,6 @@
 /* Largest source file accepted. */
 #define RASTER_SOURCE_MAX (16 * 1024 * 1024)
 
-enum raster_format {
-	RASTER_PNG = 0,
-	RASTER_SVG = 1,
-	RASTER_XPM = 2,
-};
-
 /* Load what decoding needs (gdk-pixbuf's loader modules) ahead of the
  * first render, before the worker is confined. */
 void raster_prepare(void);
@@ -31,7 +27,7 @@ void raster_prepare(void);
 /* Render `data` (a whole source file) at px×px. On success returns 0 and a
  * malloc()ed PNG in *ret_png; -EINVAL for a source that cannot be decoded,
  * -ENOMEM. */
-int raster_render(const void *data, size_t len, enum raster_format format,
+int raster_render(const void *data, size_t len, enum icon_ext format,
 		  unsigned px, void **ret_png, size_t *ret_len);
 
 /* Encode px×px non-premultiplied RGBA as PNG (settings chosen by measuring

@@ -285,7 +285,7 @@ static int read_deadline(int fd, void *buf, size_t len, long long deadline)
 }
 
 static int worker_exchange(struct worker *w, const void *data, size_t len,
-			   enum raster_format format, unsigned px,
+			   enum icon_ext format, unsigned px,
 			   long long deadline, void **ret_png, size_t *ret_len)
 {
 	uint32_t hdr[3] = { px, format, (uint32_t)len };
@@ -344,7 +344,7 @@ static int worker_take(struct render_pool *p, long long deadline,
 }
 
 int render_pool_render(struct render_pool *p, const void *data, size_t len,
-		       enum raster_format format, unsigned px, void **ret_png,
+		       enum icon_ext format, unsigned px, void **ret_png,
 		       size_t *ret_len)
 {
 	long long deadline = now_ms() + p->deadline_ms;

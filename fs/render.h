@@ -31,7 +31,7 @@ struct render_pool *render_pool_free(struct render_pool *p);
  * -errno (-ETIMEDOUT, -ENOMEM, -EPIPE for a worker that died, a spawn
  * failure) says nothing about the source: try again later. */
 int render_pool_render(struct render_pool *p, const void *data, size_t len,
-		       enum raster_format format, unsigned px, void **ret_png,
+		       enum icon_ext format, unsigned px, void **ret_png,
 		       size_t *ret_len);
 
 /* Renders performed and workers replaced so far. */

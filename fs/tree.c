@@ -1,40 +1,28 @@
-/* Inodes of the mounted tree; see tree.h. */
+/* The mounted tree's nodes; see tree.h. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "iconcache.h"
+#include "index.h"
 #include "log.h"
-#include "scan.h"
 #include "tree.h"
 #include "view.h"
 
-enum node_kind {
-	NODE_ROOT,
-	NODE_ICONS,	  /* icons/ */
-	NODE_THEME,	  /* icons/<Theme>/ */
-	NODE_SIZEDIR,	  /* icons/<Theme>/<N>x<N>[@2]/ */
-	NODE_SCALABLE,	  /* icons/<Theme>/scalable/ */
-	NODE_FLATDIR,	  /* <N>[@S]/ */
-	NODE_ICON,	  /* a .png in a size dir */
-	NODE_SVG,	  /* a .svg in scalable/ */
-	NODE_INDEX_THEME, /* icons/<Theme>/index.theme */
-	NODE_ICON_CACHE,  /* icons/<Theme>/icon-theme.cache */
-};
+#define XATTR_SOURCE "user.iconfs.source"
+#define XATTR_THEME  "user.iconfs.theme"
 
 struct node {
 	uint64_t ino;
 	uint64_t nlookup; /* kernel references; tree.lock */
 	uint64_t parent;  /* the directory it was looked up in */
 	char *entry;	  /* its name there */
-	enum node_kind kind;
+	enum tree_kind kind;
 	char *theme;
 	int size, scale;
-	char *name; /* icon name of NODE_ICON / NODE_SVG */
+	char *name; /* icon name of TREE_ICON / TREE_SVG */
 	char *key;
 	uint64_t used; /* tree.clock at the last lookup/getattr/open */
 	/* Files: what the last lookup resolved; tree.lock. */
@@ -45,6 +33,7 @@ struct node {
 struct tree {
 	char *default_theme;
 	struct content *content;
+	struct synth *synth;
 	uid_t uid;
 	gid_t gid;
 	struct tree_counters counters;
@@ -54,15 +43,7 @@ struct tree {
 	GHashTable *by_ino;	   /* uint64 → node; lock */
 	GHashTable *by_key;	   /* key → node; lock */
 	uint64_t clock;		   /* ticks on every use of a node; lock */
-	/* Bumped whenever the index changed (tree_collect_invalidations,
-	 * tree_flush): what was built from an older index is not kept. */
-	uint64_t generation; /* lock */
 	struct node root;
-	/* Listings of icon names per theme, "T" for size views and "T/svg"
-	 * for scalable/: built once, dropped by tree_flush(); lock. */
-	GHashTable *names_cache;
-	/* Built icon-theme.cache files per theme (GBytes); lock. */
-	GHashTable *icon_caches;
 	/* Negative entries the kernel may hold: "parent\x1fentry" → struct
 	 * negative, at most TREE_NEGATIVES_MAX; lock. */
 	GHashTable *negatives;
@@ -79,11 +60,6 @@ static void negative_free(struct negative *n)
 	g_free(n);
 }
 
-static bool kind_is_dir(enum node_kind k)
-{
-	return k <= NODE_FLATDIR;
-}
-
 static void node_free(struct node *n)
 {
 	g_free(n->theme);
@@ -95,27 +71,23 @@ static void node_free(struct node *n)
 }
 
 int tree_new(const char *default_theme, struct content *content,
-	     struct tree **ret)
+	     struct synth *synth, struct tree **ret)
 {
 	struct tree *t = g_new0(struct tree, 1);
 
 	t->default_theme = g_strdup(default_theme);
 	t->content = content;
+	t->synth = synth;
 	t->uid = getuid();
 	t->gid = getgid();
 	pthread_mutex_init(&t->lock, NULL);
 	clock_gettime(CLOCK_REALTIME, &t->refreshed);
 	t->by_ino = g_hash_table_new(g_int64_hash, g_int64_equal);
 	t->by_key = g_hash_table_new(g_str_hash, g_str_equal);
-	t->icon_caches = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-					       (GDestroyNotify)g_bytes_unref);
-	t->names_cache =
-		g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-				      (GDestroyNotify)g_ptr_array_unref);
 	t->negatives = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 					     (GDestroyNotify)negative_free);
 	t->root.ino = TREE_ROOT_INO;
-	t->root.kind = NODE_ROOT;
+	t->root.kind = TREE_ROOT;
 	t->root.nlookup = 1;
 	g_hash_table_insert(t->by_ino, &t->root.ino, &t->root);
 	*ret = t;
@@ -134,8 +106,6 @@ struct tree *tree_free(struct tree *t)
 		node_free(n);
 	g_hash_table_destroy(t->by_key);
 	g_hash_table_destroy(t->by_ino);
-	g_hash_table_destroy(t->names_cache);
-	g_hash_table_destroy(t->icon_caches);
 	g_hash_table_destroy(t->negatives);
 	pthread_mutex_destroy(&t->lock);
 	g_free(t->default_theme);
@@ -148,14 +118,39 @@ struct tree_counters *tree_counters(struct tree *t)
 	return &t->counters;
 }
 
-static uint64_t tree_generation(struct tree *t)
+struct content *tree_content(struct tree *t)
 {
-	uint64_t gen;
+	return t->content;
+}
+
+struct synth *tree_synth(struct tree *t)
+{
+	return t->synth;
+}
+
+const char *tree_default_theme(struct tree *t)
+{
+	return t->default_theme;
+}
+
+unsigned tree_node_count(struct tree *t)
+{
+	unsigned n;
 
 	pthread_mutex_lock(&t->lock);
-	gen = t->generation;
+	n = g_hash_table_size(t->by_ino);
 	pthread_mutex_unlock(&t->lock);
-	return gen;
+	return n;
+}
+
+unsigned tree_negative_count(struct tree *t)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&t->lock);
+	n = g_hash_table_size(t->negatives);
+	pthread_mutex_unlock(&t->lock);
+	return n;
 }
 
 /* The kernel will cache the miss of `entry` in `parent`: remember it, so
@@ -170,7 +165,7 @@ static double negative_note(struct tree *t, uint64_t parent, const char *entry,
 	double timeout = TREE_TIMEOUT;
 
 	pthread_mutex_lock(&t->lock);
-	if (t->generation != gen)
+	if (synth_generation(t->synth) != gen)
 		timeout = TREE_NEGATIVE_BRIEF;
 	else if (!g_hash_table_contains(t->negatives, key)) {
 		if (g_hash_table_size(t->negatives) >= TREE_NEGATIVES_MAX) {
@@ -188,53 +183,44 @@ static double negative_note(struct tree *t, uint64_t parent, const char *entry,
 	return timeout;
 }
 
-void tree_set_refresh_time(struct tree *t, struct timespec when)
-{
-	pthread_mutex_lock(&t->lock);
-	t->refreshed = when;
-	pthread_mutex_unlock(&t->lock);
-}
-
-/* A copy of the fields of a node that requests need, taken under the lock
- * so that the node may be forgotten meanwhile. */
-struct node_view {
-	enum node_kind kind;
-	char *theme;
-	int size, scale;
-	char *name;
-	uint64_t ino, parent;
-};
-
 /* lock */
-static struct node_view node_view_of(const struct node *n)
+static struct tree_node node_copy(const struct node *n)
 {
-	return (struct node_view){ n->kind,	    g_strdup(n->theme),
-				   n->size,	    n->scale,
-				   g_strdup(n->name), n->ino,
-				   n->parent ? n->parent : TREE_ROOT_INO };
+	struct tree_node c = {
+		.kind = n->kind,
+		.theme = g_strdup(n->theme),
+		.size = n->size,
+		.scale = n->scale,
+		.name = g_strdup(n->name),
+		.ino = n->ino,
+		.parent = n->parent ? n->parent : TREE_ROOT_INO,
+		.content = n->content,
+	};
+
+	c.content.source = g_strdup(n->content.source);
+	return c;
 }
 
-static int child_parse(struct tree *t, const struct node_view *p,
-		       const char *name, enum node_kind *ret_kind,
-		       char **ret_theme, int *ret_size, int *ret_scale,
-		       char **ret_name);
-
-static void node_view_clear(struct node_view *v)
-{
-	g_free(v->theme);
-	g_free(v->name);
-}
-
-static int node_view_get(struct tree *t, uint64_t ino, struct node_view *ret)
+int tree_node_get(struct tree *t, uint64_t ino, struct tree_node *ret)
 {
 	struct node *n;
 
 	pthread_mutex_lock(&t->lock);
 	n = g_hash_table_lookup(t->by_ino, &ino);
-	if (n)
-		*ret = node_view_of(n);
+	if (n) {
+		n->used = ++t->clock;
+		*ret = node_copy(n);
+	}
 	pthread_mutex_unlock(&t->lock);
 	return n ? 0 : -ESTALE;
+}
+
+void tree_node_clear(struct tree_node *n)
+{
+	g_free(n->theme);
+	g_free(n->name);
+	icon_content_clear(&n->content);
+	*n = (struct tree_node){ 0 };
 }
 
 static void fill_stat(struct tree *t, const struct node *n, struct stat *st)
@@ -244,7 +230,7 @@ static void fill_stat(struct tree *t, const struct node *n, struct stat *st)
 	st->st_uid = t->uid;
 	st->st_gid = t->gid;
 	st->st_blksize = 4096;
-	if (kind_is_dir(n->kind)) {
+	if (tree_kind_is_dir(n->kind)) {
 		st->st_mode = S_IFDIR | 0555;
 		st->st_nlink = 2;
 		st->st_mtim = st->st_ctim = st->st_atim = t->refreshed;
@@ -257,7 +243,7 @@ static void fill_stat(struct tree *t, const struct node *n, struct stat *st)
 	}
 }
 
-static char *node_key(enum node_kind kind, const char *theme, int size,
+static char *node_key(enum tree_kind kind, const char *theme, int size,
 		      int scale, const char *name)
 {
 	return g_strdup_printf("%d\x1f%s\x1f%d\x1f%d\x1f%s", kind,
@@ -291,7 +277,7 @@ static uint64_t ino_for_key_locked(struct tree *t, const char *key)
  * kernel reference, replace its content with *content (taken over) and
  * return its attributes. */
 static uint64_t node_ref(struct tree *t, uint64_t parent, const char *entry,
-			 enum node_kind kind, const char *theme, int size,
+			 enum tree_kind kind, const char *theme, int size,
 			 int scale, const char *name,
 			 struct icon_content *content, struct stat *ret_st)
 {
@@ -372,195 +358,21 @@ static int theme_exists(struct tree_ctx *x, const char *theme)
 	return lookup_theme_info(x->l, theme, &a, &b, &c);
 }
 
-static int theme_names(struct tree *t, struct tree_ctx *x, const char *theme,
-		       bool svg, GPtrArray **ret);
-
-static int int_cmp(const void *a, const void *b)
-{
-	return *(const int *)a - *(const int *)b;
-}
-
-/* The sizes listed in a theme's size views: the standard ones and the
- * Size of every non-Scalable directory in its chain, sorted, each once. */
-static int theme_sizes(struct tree_ctx *x, const char *theme, GArray **ret)
-{
-	GArray *sizes;
-	unsigned n = 0;
-	int r;
-
-	r = lookup_chain_sizes(x->l, theme, VIEW_SIZE_MAX, &sizes);
-	if (r < 0)
-		return r;
-	g_array_append_vals(sizes, view_listed_sizes, view_n_listed_sizes);
-	g_array_sort(sizes, int_cmp);
-	for (unsigned i = 0; i < sizes->len; i++)
-		if (n == 0 || g_array_index(sizes, int, i) !=
-				      g_array_index(sizes, int, n - 1))
-			g_array_index(sizes, int, n++) =
-				g_array_index(sizes, int, i);
-	g_array_set_size(sizes, n);
-	*ret = sizes;
-	return 0;
-}
-
-/* The synthetic index.theme of `theme`: every size view as a Fixed
- * directory, scalable/ as Scalable, Inherits=hicolor. Written by GKeyFile,
- * so that values from the theme's own file (Name, Comment, Example) are
- * escaped as GKeyFile (and so every toolkit) reads them back. */
-static int index_theme_text(struct tree_ctx *x, const char *theme, GString *out)
-{
-	g_autofree char *name = NULL, *comment = NULL, *example = NULL;
-	g_autofree char *text = NULL;
-	g_autoptr(GKeyFile) kf = g_key_file_new();
-	g_autoptr(GArray) sizes = NULL;
-	g_autoptr(GPtrArray) dirs = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GPtrArray) scaled = g_ptr_array_new_with_free_func(g_free);
-	const char *top = "Icon Theme";
-	char *list;
-	gsize len;
-	int r;
-
-	r = lookup_theme_info(x->l, theme, &name, &comment, &example);
-	if (r >= 0)
-		r = theme_sizes(x, theme, &sizes);
-	if (r < 0)
-		return r;
-	g_key_file_set_string(kf, top, "Name", *name ? name : theme);
-	if (*comment)
-		g_key_file_set_string(kf, top, "Comment", comment);
-	if (*example)
-		g_key_file_set_string(kf, top, "Example", example);
-	g_key_file_set_string(kf, top, "Inherits", "hicolor");
-	for (unsigned i = 0; i < sizes->len; i++) {
-		int s = g_array_index(sizes, int, i);
-
-		g_ptr_array_add(dirs, g_strdup_printf("%dx%d", s, s));
-		g_ptr_array_add(scaled, g_strdup_printf("%dx%d@2", s, s));
-	}
-	g_ptr_array_add(dirs, g_strdup("scalable"));
-	g_ptr_array_add(dirs, NULL);
-	g_ptr_array_add(scaled, NULL);
-	/* comma-separated, as the specification writes lists (GKeyFile's
-	 * own lists end with a separator) */
-	list = g_strjoinv(",", (char **)dirs->pdata);
-	g_key_file_set_string(kf, top, "Directories", list);
-	g_free(list);
-	list = g_strjoinv(",", (char **)scaled->pdata);
-	g_key_file_set_string(kf, top, "ScaledDirectories", list);
-	g_free(list);
-	for (unsigned i = 0; i < sizes->len; i++) {
-		int s = g_array_index(sizes, int, i);
-
-		g_key_file_set_integer(kf, dirs->pdata[i], "Size", s);
-		g_key_file_set_string(kf, dirs->pdata[i], "Type", "Fixed");
-		g_key_file_set_integer(kf, scaled->pdata[i], "Size", s);
-		g_key_file_set_integer(kf, scaled->pdata[i], "Scale", 2);
-		g_key_file_set_string(kf, scaled->pdata[i], "Type", "Fixed");
-	}
-	g_key_file_set_integer(kf, "scalable", "Size", 16);
-	g_key_file_set_integer(kf, "scalable", "MinSize", 1);
-	g_key_file_set_integer(kf, "scalable", "MaxSize", 1024);
-	g_key_file_set_string(kf, "scalable", "Type", "Scalable");
-	text = g_key_file_to_data(kf, &len, NULL);
-	g_string_append_len(out, text, (gssize)len);
-	return 0;
-}
-
-/* The synthetic icon-theme.cache of `theme`, in step with its index.theme
- * and listings (the same sizes and the same cached name lists). */
-static int icon_cache_build(struct tree *t, struct tree_ctx *x,
-			    const char *theme, GByteArray *out)
-{
-	g_autoptr(GArray) sizes = NULL;
-	g_autoptr(GPtrArray) dirs = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GPtrArray) names = NULL, svg = NULL;
-	g_autoptr(GPtrArray) png = g_ptr_array_new();
-	int r;
-
-	r = theme_sizes(x, theme, &sizes);
-	if (r >= 0)
-		r = theme_names(t, x, theme, false, &names);
-	if (r >= 0)
-		r = theme_names(t, x, theme, true, &svg);
-	if (r < 0)
-		return r;
-	for (unsigned scale = 1; scale <= 2; scale++)
-		for (unsigned i = 0; i < sizes->len; i++) {
-			int s = g_array_index(sizes, int, i);
-			g_ptr_array_add(
-				dirs,
-				scale == 1 ? g_strdup_printf("%dx%d", s, s)
-					   : g_strdup_printf("%dx%d@2", s, s));
-		}
-	g_ptr_array_add(dirs, g_strdup("scalable"));
-	for (unsigned i = 0; i < names->len; i++)
-		if (!view_is_symbolic(names->pdata[i]))
-			g_ptr_array_add(png, names->pdata[i]);
-	iconcache_build(dirs, png, svg, out);
-	return 0;
-}
-
-/* The same, built once per theme and index generation. */
-static int icon_cache_bytes(struct tree *t, struct tree_ctx *x,
-			    const char *theme, GBytes **ret)
-{
-	GByteArray *built;
-	GBytes *bytes;
-	int r;
-
-	uint64_t gen;
-
-	pthread_mutex_lock(&t->lock);
-	gen = t->generation;
-	bytes = g_hash_table_lookup(t->icon_caches, theme);
-	if (bytes)
-		g_bytes_ref(bytes);
-	pthread_mutex_unlock(&t->lock);
-	if (bytes) {
-		*ret = bytes;
-		return 0;
-	}
-	built = g_byte_array_new();
-	r = icon_cache_build(t, x, theme, built);
-	if (r < 0) {
-		g_byte_array_unref(built);
-		return r;
-	}
-	bytes = g_byte_array_free_to_bytes(built);
-	pthread_mutex_lock(&t->lock);
-	if (t->generation == gen)
-		g_hash_table_replace(t->icon_caches, g_strdup(theme),
-				     g_bytes_ref(bytes));
-	pthread_mutex_unlock(&t->lock);
-	*ret = bytes;
-	return 0;
-}
-
-void tree_warm(struct tree *t, struct tree_ctx *x)
-{
-	const char *themes[] = { t->default_theme, "hicolor" };
-
-	for (size_t i = 0; i < G_N_ELEMENTS(themes); i++) {
-		g_autoptr(GBytes) bytes = NULL;
-		(void)icon_cache_bytes(t, x, themes[i], &bytes);
-	}
-}
-
-/* Resolve an icon file: NODE_ICON at size·scale pixels, NODE_SVG as the SVG
+/* Resolve an icon file: TREE_ICON at size·scale pixels, TREE_SVG as the SVG
  * its nominal-size lookup picks. */
-static int resolve_icon(struct tree *t, struct tree_ctx *x, enum node_kind kind,
+static int resolve_icon(struct tree *t, struct tree_ctx *x, enum tree_kind kind,
 			const char *theme, const char *name, int size,
 			int scale, struct icon_content *ret)
 {
 	g_autofree char *source = NULL;
 	int ext, r;
 
-	if (kind == NODE_SVG) {
+	if (kind == TREE_SVG) {
 		r = lookup_icon(x->l, theme, name, view_nominal_size(name), 1,
 				&source, &ext);
 		if (r < 0)
 			return r;
-		if (ext != RASTER_SVG)
+		if (ext != ICON_EXT_SVG)
 			return -ENOENT;
 		return content_resolve(t->content, x->db, source, ext, 0, ret);
 	}
@@ -576,8 +388,8 @@ static int resolve_icon(struct tree *t, struct tree_ctx *x, enum node_kind kind,
 
 /* What `name` in directory `p` would be, from the name grammar alone (no
  * index): the child's kind, theme, size, scale and icon name. */
-static int child_parse(struct tree *t, const struct node_view *p,
-		       const char *name, enum node_kind *ret_kind,
+static int child_parse(struct tree *t, const struct tree_node *p,
+		       const char *name, enum tree_kind *ret_kind,
 		       char **ret_theme, int *ret_size, int *ret_scale,
 		       char **ret_name)
 {
@@ -586,46 +398,46 @@ static int child_parse(struct tree *t, const struct node_view *p,
 	*ret_theme = NULL;
 	*ret_name = NULL;
 	switch (p->kind) {
-	case NODE_ROOT:
+	case TREE_ROOT:
 		if (streq(name, "icons")) {
-			*ret_kind = NODE_ICONS;
+			*ret_kind = TREE_ICONS;
 			break;
 		}
 		if (view_parse_flat_dir(name, &size, &scale) < 0)
 			return -ENOENT;
-		*ret_kind = NODE_FLATDIR;
+		*ret_kind = TREE_FLATDIR;
 		*ret_theme = g_strdup(t->default_theme);
 		break;
-	case NODE_ICONS:
+	case TREE_ICONS:
 		if (!lookup_name_valid(name))
 			return -ENOENT;
-		*ret_kind = NODE_THEME;
+		*ret_kind = TREE_THEME;
 		*ret_theme = g_strdup(name);
 		break;
-	case NODE_THEME:
+	case TREE_THEME:
 		*ret_theme = g_strdup(p->theme);
 		if (streq(name, "index.theme"))
-			*ret_kind = NODE_INDEX_THEME;
+			*ret_kind = TREE_INDEX_THEME;
 		else if (streq(name, "icon-theme.cache"))
-			*ret_kind = NODE_ICON_CACHE;
+			*ret_kind = TREE_ICON_CACHE;
 		else if (streq(name, "scalable"))
-			*ret_kind = NODE_SCALABLE;
+			*ret_kind = TREE_SCALABLE;
 		else if (view_parse_theme_dir(name, &size, &scale) == 0)
-			*ret_kind = NODE_SIZEDIR;
+			*ret_kind = TREE_SIZEDIR;
 		else
 			return -ENOENT;
 		break;
-	case NODE_SIZEDIR:
-	case NODE_FLATDIR:
-	case NODE_SCALABLE:
+	case TREE_SIZEDIR:
+	case TREE_FLATDIR:
+	case TREE_SCALABLE:
 		r = view_parse_icon_file(
-			name, p->kind == NODE_SCALABLE ? "svg" : "png",
+			name, p->kind == TREE_SCALABLE ? "svg" : "png",
 			ret_name);
 		if (r < 0)
 			return r;
-		if (p->kind == NODE_SIZEDIR && view_is_symbolic(*ret_name))
+		if (p->kind == TREE_SIZEDIR && view_is_symbolic(*ret_name))
 			return -ENOENT;
-		*ret_kind = p->kind == NODE_SCALABLE ? NODE_SVG : NODE_ICON;
+		*ret_kind = p->kind == TREE_SCALABLE ? TREE_SVG : TREE_ICON;
 		*ret_theme = g_strdup(p->theme);
 		size = p->size;
 		scale = p->scale;
@@ -642,35 +454,31 @@ int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
 		const char *name, uint64_t *ret_ino, struct stat *ret_st,
 		double *ret_negative_timeout)
 {
-	uint64_t gen = tree_generation(t);
-	struct node_view p = { 0 };
+	uint64_t gen = synth_generation(t->synth);
+	struct tree_node p = { 0 };
 	g_autofree char *theme = NULL, *icon = NULL;
 	struct icon_content content = { 0 };
-	enum node_kind kind;
+	enum tree_kind kind;
 	int size, scale, r;
 
 	atomic_fetch_add(&t->counters.lookups, 1);
-	r = node_view_get(t, parent, &p);
+	r = tree_node_get(t, parent, &p);
 	if (r < 0)
 		return r;
 	r = child_parse(t, &p, name, &kind, &theme, &size, &scale, &icon);
-	node_view_clear(&p);
-	if (r >= 0 && kind == NODE_THEME)
+	tree_node_clear(&p);
+	if (r >= 0 && kind == TREE_THEME)
 		r = theme_exists(x, theme);
-	if (r >= 0 && (kind == NODE_ICON || kind == NODE_SVG))
+	if (r >= 0 && (kind == TREE_ICON || kind == TREE_SVG))
 		r = resolve_icon(t, x, kind, theme, icon, size, scale,
 				 &content);
-	if (r >= 0 && (kind == NODE_INDEX_THEME || kind == NODE_ICON_CACHE)) {
-		g_autoptr(GString) text = g_string_new(NULL);
-		g_autoptr(GBytes) cache = NULL;
+	if (r >= 0 && (kind == TREE_INDEX_THEME || kind == TREE_ICON_CACHE)) {
+		g_autoptr(GBytes) bytes = NULL;
 
-		if (kind == NODE_INDEX_THEME) {
-			r = index_theme_text(x, theme, text);
-			content.size = text->len;
-		} else {
-			r = icon_cache_bytes(t, x, theme, &cache);
-			content.size = r < 0 ? 0 : g_bytes_get_size(cache);
-		}
+		r = kind == TREE_INDEX_THEME
+			    ? synth_index_theme(t->synth, x->l, theme, &bytes)
+			    : synth_icon_cache(t->synth, x->l, theme, &bytes);
+		content.size = r < 0 ? 0 : g_bytes_get_size(bytes);
 		pthread_mutex_lock(&t->lock);
 		content.mtime = t->refreshed;
 		pthread_mutex_unlock(&t->lock);
@@ -685,339 +493,33 @@ int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
 		return r;
 	}
 	*ret_ino = node_ref(t, parent, name, kind, theme, size, scale, icon,
-			    kind_is_dir(kind) ? NULL : &content, ret_st);
+			    tree_kind_is_dir(kind) ? NULL : &content, ret_st);
 	icon_content_clear(&content);
 	return 0;
 }
 
-static void listing_add(struct tree_listing *ls, char *name, unsigned char type)
+void tree_number(struct tree *t, const struct tree_node *dir, GPtrArray *names,
+		 GArray *inos)
 {
-	g_ptr_array_add(ls->names, name);
-	g_array_append_val(ls->types, type);
-}
-
-void tree_listing_free(struct tree_listing *ls)
-{
-	if (!ls)
-		return;
-	g_ptr_array_unref(ls->names);
-	g_array_unref(ls->types);
-	if (ls->inos)
-		g_array_unref(ls->inos);
-	g_free(ls);
-}
-
-/* Give every entry of a listing of `v` the inode number its lookup gives
- * (d_ino == st_ino). */
-static void listing_number(struct tree *t, const struct node_view *v,
-			   struct tree_listing *ls)
-{
-	ls->inos = g_array_sized_new(FALSE, FALSE, sizeof(uint64_t),
-				     ls->names->len);
 	pthread_mutex_lock(&t->lock);
-	for (unsigned i = 0; i < ls->names->len; i++) {
+	for (unsigned i = 0; i < names->len; i++) {
 		g_autofree char *theme = NULL, *name = NULL, *key = NULL;
-		enum node_kind kind;
+		enum tree_kind kind;
 		int size, scale;
 		uint64_t ino;
 
 		if (i < 2)
-			ino = i == 0 ? v->ino : v->parent;
-		else if (child_parse(t, v, ls->names->pdata[i], &kind, &theme,
+			ino = i == 0 ? dir->ino : dir->parent;
+		else if (child_parse(t, dir, names->pdata[i], &kind, &theme,
 				     &size, &scale, &name) < 0)
 			ino = 0;
 		else {
 			key = node_key(kind, theme, size, scale, name);
 			ino = ino_for_key_locked(t, key);
 		}
-		g_array_append_val(ls->inos, ino);
+		g_array_append_val(inos, ino);
 	}
 	pthread_mutex_unlock(&t->lock);
-}
-
-/* The icon names listed in a theme's size views (all names resolvable in
- * its chain) or, with `svg`, in its scalable/ (those whose nominal lookup
- * is an SVG). Cached per theme; returns a new reference. */
-static int theme_names(struct tree *t, struct tree_ctx *x, const char *theme,
-		       bool svg, GPtrArray **ret)
-{
-	g_autofree char *key = g_strconcat(theme, svg ? "/svg" : "", NULL);
-	GPtrArray *names;
-	int r;
-
-	uint64_t gen;
-
-	pthread_mutex_lock(&t->lock);
-	gen = t->generation;
-	names = g_hash_table_lookup(t->names_cache, key);
-	if (names)
-		g_ptr_array_ref(names);
-	pthread_mutex_unlock(&t->lock);
-	if (names) {
-		*ret = names;
-		return 0;
-	}
-
-	r = lookup_names(x->l, theme, &names);
-	if (r < 0)
-		return r;
-	if (svg) {
-		GPtrArray *all = names;
-
-		names = g_ptr_array_new_with_free_func(g_free);
-		for (unsigned i = 0; i < all->len; i++) {
-			const char *n = all->pdata[i];
-			g_autofree char *src = NULL;
-			int ext;
-
-			if (lookup_icon(x->l, theme, n, view_nominal_size(n), 1,
-					&src, &ext) == 0 &&
-			    ext == RASTER_SVG)
-				g_ptr_array_add(names, g_strdup(n));
-		}
-		g_ptr_array_unref(all);
-	}
-	pthread_mutex_lock(&t->lock);
-	if (t->generation == gen)
-		g_hash_table_replace(t->names_cache, g_steal_pointer(&key),
-				     g_ptr_array_ref(names));
-	pthread_mutex_unlock(&t->lock);
-	*ret = names;
-	return 0;
-}
-
-void tree_flush(struct tree *t)
-{
-	pthread_mutex_lock(&t->lock);
-	t->generation++;
-	g_hash_table_remove_all(t->names_cache);
-	g_hash_table_remove_all(t->icon_caches);
-	pthread_mutex_unlock(&t->lock);
-}
-
-static int list_icons(struct tree *t, struct tree_ctx *x,
-		      const struct node_view *v, struct tree_listing *ls)
-{
-	bool svg = v->kind == NODE_SCALABLE;
-	g_autoptr(GPtrArray) names = NULL;
-	int r;
-
-	r = theme_names(t, x, v->theme, svg, &names);
-	if (r < 0)
-		return r;
-	for (unsigned i = 0; i < names->len; i++) {
-		const char *n = names->pdata[i];
-
-		if (v->kind == NODE_SIZEDIR && view_is_symbolic(n))
-			continue;
-		listing_add(ls, g_strconcat(n, svg ? ".svg" : ".png", NULL),
-			    DT_REG);
-	}
-	return 0;
-}
-
-static int tree_list_once(struct tree *t, struct tree_ctx *x, uint64_t ino,
-			  struct tree_listing **ret);
-
-
-/* A listing built while the index changed under it is built again: the
- * kernel caches what it gets, and the invalidation may already be past. */
-int tree_list(struct tree *t, struct tree_ctx *x, uint64_t ino,
-	      struct tree_listing **ret)
-{
-	for (int tries = 0;; tries++) {
-		uint64_t gen = tree_generation(t);
-		int r = tree_list_once(t, x, ino, ret);
-
-		if (r < 0 || tree_generation(t) == gen || tries == 8)
-			return r;
-		tree_listing_free(*ret);
-	}
-}
-
-static int tree_list_once(struct tree *t, struct tree_ctx *x, uint64_t ino,
-			  struct tree_listing **ret)
-{
-	struct tree_listing *ls = g_new0(struct tree_listing, 1);
-	struct node_view v = { 0 };
-	g_autoptr(GPtrArray) themes = NULL;
-	g_autoptr(GArray) sizes = NULL;
-	int r;
-
-	atomic_fetch_add(&t->counters.readdirs, 1);
-	r = node_view_get(t, ino, &v);
-	if (r < 0) {
-		g_free(ls);
-		return r;
-	}
-	ls->names = g_ptr_array_new_with_free_func(g_free);
-	ls->types = g_array_new(FALSE, FALSE, 1);
-	listing_add(ls, g_strdup("."), DT_DIR);
-	listing_add(ls, g_strdup(".."), DT_DIR);
-
-	switch (v.kind) {
-	case NODE_ROOT:
-		listing_add(ls, g_strdup("icons"), DT_DIR);
-		for (int s = 1; s <= 2; s++)
-			for (unsigned i = 0; i < view_n_listed_sizes; i++)
-				listing_add(
-					ls,
-					s == 1 ? g_strdup_printf(
-							 "%d",
-							 view_listed_sizes[i])
-					       : g_strdup_printf(
-							 "%d@%d",
-							 view_listed_sizes[i],
-							 s),
-					DT_DIR);
-		break;
-	case NODE_ICONS:
-		r = lookup_themes(x->l, &themes);
-		for (unsigned i = 0; r >= 0 && i < themes->len; i++)
-			listing_add(ls, g_strdup(themes->pdata[i]), DT_DIR);
-		break;
-	case NODE_THEME:
-		listing_add(ls, g_strdup("index.theme"), DT_REG);
-		listing_add(ls, g_strdup("icon-theme.cache"), DT_REG);
-		listing_add(ls, g_strdup("scalable"), DT_DIR);
-		r = theme_sizes(x, v.theme, &sizes);
-		for (unsigned i = 0; r >= 0 && i < sizes->len; i++) {
-			int s = g_array_index(sizes, int, i);
-			listing_add(ls, g_strdup_printf("%dx%d", s, s), DT_DIR);
-			listing_add(ls, g_strdup_printf("%dx%d@2", s, s),
-				    DT_DIR);
-		}
-		break;
-	case NODE_SIZEDIR:
-	case NODE_FLATDIR:
-	case NODE_SCALABLE:
-		r = list_icons(t, x, &v, ls);
-		break;
-	default:
-		r = -ENOTDIR;
-	}
-	if (r >= 0)
-		listing_number(t, &v, ls);
-	node_view_clear(&v);
-	if (r < 0) {
-		tree_listing_free(ls);
-		return r;
-	}
-	*ret = ls;
-	return 0;
-}
-
-int tree_open(struct tree *t, struct tree_ctx *x, uint64_t ino,
-	      struct tree_file **ret)
-{
-	struct tree_file *f = g_new0(struct tree_file, 1);
-	struct icon_content ic = { 0 };
-	struct node_view v = { 0 };
-	struct node *n;
-	int r;
-
-	atomic_fetch_add(&t->counters.opens, 1);
-	f->fd = -1;
-	pthread_mutex_lock(&t->lock);
-	n = g_hash_table_lookup(t->by_ino, &ino);
-	if (n) {
-		n->used = ++t->clock;
-		v = node_view_of(n);
-		ic = n->content;
-		ic.source = g_strdup(n->content.source);
-	}
-	pthread_mutex_unlock(&t->lock);
-	if (!n) {
-		g_free(f);
-		return -ESTALE;
-	}
-
-	if (v.kind == NODE_INDEX_THEME) {
-		GString *text = g_string_new(NULL);
-
-		r = index_theme_text(x, v.theme, text);
-		f->len = text->len;
-		f->data = g_string_free(text, FALSE);
-	} else if (v.kind == NODE_ICON_CACHE) {
-		g_autoptr(GBytes) cache = NULL;
-
-		r = icon_cache_bytes(t, x, v.theme, &cache);
-		if (r >= 0) {
-			f->data = g_memdup2(g_bytes_get_data(cache, &f->len),
-					    g_bytes_get_size(cache));
-		}
-	} else if (kind_is_dir(v.kind)) {
-		r = -EISDIR;
-	} else if (ic.native) {
-		r = content_open_source(t->content, ic.source);
-		f->fd = r;
-	} else {
-		r = content_load(t->content, x->db, &ic, &f->data, &f->len);
-	}
-	node_view_clear(&v);
-	icon_content_clear(&ic);
-	if (r < 0) {
-		tree_file_free(f);
-		return r;
-	}
-	*ret = f;
-	return 0;
-}
-
-ssize_t tree_read(struct tree_file *f, void *buf, size_t size, off_t off)
-{
-	ssize_t n;
-
-	if (off < 0)
-		return -EINVAL;
-	if (f->fd >= 0) {
-		n = pread(f->fd, buf, size, off);
-		return n < 0 ? -errno : n;
-	}
-	if ((size_t)off >= f->len)
-		return 0;
-	n = (ssize_t)(f->len - off < size ? f->len - off : size);
-	memcpy(buf, (const char *)f->data + off, n);
-	return n;
-}
-
-void tree_file_free(struct tree_file *f)
-{
-	if (!f)
-		return;
-	if (f->fd >= 0)
-		(void)close(f->fd);
-	free(f->data);
-	g_free(f);
-}
-
-#define XATTR_SOURCE   "user.iconfs.source"
-#define XATTR_COUNTERS "user.iconfs.counters"
-#define XATTR_THEME    "user.iconfs.theme"
-
-static char *counters_text(struct tree *t)
-{
-	struct content_counters *c = content_counters(t->content);
-
-	return g_strdup_printf(
-		"lookups %llu\nnegative %llu\ngetattrs %llu\nopens %llu\n"
-		"reads %llu\nreaddirs %llu\nrenders %llu\n"
-		"render_failures %llu\nblob_hits %llu\nnative %llu\n"
-		"cache_errors %llu\nworker_restarts %llu\nnodes %u\n"
-		"negatives %u\ninvalidations %llu\n",
-		(unsigned long long)t->counters.lookups,
-		(unsigned long long)t->counters.negative,
-		(unsigned long long)t->counters.getattrs,
-		(unsigned long long)t->counters.opens,
-		(unsigned long long)t->counters.reads,
-		(unsigned long long)t->counters.readdirs,
-		(unsigned long long)c->renders,
-		(unsigned long long)c->render_failures,
-		(unsigned long long)c->blob_hits, (unsigned long long)c->native,
-		(unsigned long long)c->cache_errors,
-		content_worker_restarts(t->content),
-		g_hash_table_size(t->by_ino), g_hash_table_size(t->negatives),
-		(unsigned long long)t->counters.invalidations);
 }
 
 int tree_getxattr(struct tree *t, uint64_t ino, const char *name,
@@ -1026,11 +528,7 @@ int tree_getxattr(struct tree *t, uint64_t ino, const char *name,
 	struct node *n;
 	char *v = NULL;
 
-	if (ino == TREE_ROOT_INO && streq(name, XATTR_COUNTERS)) {
-		pthread_mutex_lock(&t->lock);
-		v = counters_text(t);
-		pthread_mutex_unlock(&t->lock);
-	} else if (ino == TREE_ROOT_INO && streq(name, XATTR_THEME)) {
+	if (ino == TREE_ROOT_INO && streq(name, XATTR_THEME)) {
 		v = g_strdup(t->default_theme);
 	} else if (streq(name, XATTR_SOURCE)) {
 		pthread_mutex_lock(&t->lock);
@@ -1051,11 +549,9 @@ int tree_listxattr(struct tree *t, uint64_t ino, GString *out)
 
 	pthread_mutex_lock(&t->lock);
 	n = g_hash_table_lookup(t->by_ino, &ino);
-	if (ino == TREE_ROOT_INO) {
-		g_string_append_len(out, XATTR_COUNTERS,
-				    sizeof(XATTR_COUNTERS));
+	if (ino == TREE_ROOT_INO)
 		g_string_append_len(out, XATTR_THEME, sizeof(XATTR_THEME));
-	} else if (n && n->content.source)
+	else if (n && n->content.source)
 		g_string_append_len(out, XATTR_SOURCE, sizeof(XATTR_SOURCE));
 	pthread_mutex_unlock(&t->lock);
 	return 0;
@@ -1081,7 +577,7 @@ static bool entry_named(const char *entry, GHashTable *names)
 }
 
 void tree_collect_invalidations(struct tree *t, GHashTable *names, bool all,
-				GArray *out)
+				struct timespec when, GArray *out)
 {
 	GHashTableIter it;
 	struct negative *neg;
@@ -1089,20 +585,19 @@ void tree_collect_invalidations(struct tree *t, GHashTable *names, bool all,
 
 	/* Only what the kernel holds: the nodes it looked up and the misses
 	 * it was told to cache; O(nodes + misses), whatever the index holds. */
+	synth_invalidate(t->synth);
 	pthread_mutex_lock(&t->lock);
-	t->generation++;
-	g_hash_table_remove_all(t->names_cache);
-	g_hash_table_remove_all(t->icon_caches);
+	t->refreshed = when;
 	g_hash_table_iter_init(&it, t->by_key);
 	while (g_hash_table_iter_next(&it, NULL, (void **)&n)) {
 		/* Directories (attributes, cached listings) and the synthetic
 		 * index.theme and cache follow every change; icon files when
 		 * their name changed. */
-		bool synthetic = n->kind == NODE_INDEX_THEME ||
-				 n->kind == NODE_ICON_CACHE;
+		bool synthetic = n->kind == TREE_INDEX_THEME ||
+				 n->kind == TREE_ICON_CACHE;
 		bool named = n->name && g_hash_table_contains(names, n->name);
 
-		if (all || kind_is_dir(n->kind) || synthetic || named)
+		if (all || tree_kind_is_dir(n->kind) || synthetic || named)
 			inval_add(out, n->ino, 0, NULL);
 		if (all || synthetic || named)
 			inval_add(out, 0, n->parent, n->entry);
@@ -1149,7 +644,7 @@ void tree_collect_evictions(struct tree *t, unsigned max_nodes, GArray *out)
 	files = g_ptr_array_sized_new(count);
 	g_hash_table_iter_init(&it, t->by_ino);
 	while (g_hash_table_iter_next(&it, NULL, (void **)&n))
-		if (!kind_is_dir(n->kind))
+		if (!tree_kind_is_dir(n->kind))
 			g_ptr_array_add(files, n);
 	g_ptr_array_sort(files, node_used_cmp);
 	/* down to 90%, so that this does not run on every check */

@@ -1,8 +1,12 @@
-/* The mounted tree's inodes: what each node is, its attributes, its
- * listing and its open files. Node lifetime follows the kernel's lookup
- * count (tree_lookup adds one, tree_forget takes them away), so memory
- * stays bounded by what the kernel holds. All functions are thread-safe;
- * those that touch the index take the calling thread's struct tree_ctx. */
+/* The mounted tree's nodes: what each inode is (the name grammar of
+ * view.h applied to a directory and an entry), its attributes, and what the
+ * kernel holds of it. Node lifetime follows the kernel's lookup count
+ * (tree_lookup adds one, tree_forget takes them away); misses the kernel
+ * was told to cache are remembered too, so that a change of the index
+ * invalidates exactly what the kernel holds. Inode numbers are hashes of
+ * the nodes' keys, so a listing can give each entry the d_ino its lookup
+ * will give. All functions are thread-safe; those that touch the index take
+ * the calling thread's struct tree_ctx. */
 #pragma once
 
 #include <glib.h>
@@ -13,6 +17,7 @@
 
 #include "content.h"
 #include "lookup.h"
+#include "synth.h"
 
 #define TREE_ROOT_INO 1
 
@@ -24,13 +29,32 @@
 #define TREE_NEGATIVE_BRIEF 1.0
 #define TREE_NEGATIVES_MAX  65536
 
+enum tree_kind {
+	TREE_ROOT,
+	TREE_ICONS,	  /* icons/ */
+	TREE_THEME,	  /* icons/<Theme>/ */
+	TREE_SIZEDIR,	  /* icons/<Theme>/<N>x<N>[@2]/ */
+	TREE_SCALABLE,	  /* icons/<Theme>/scalable/ */
+	TREE_FLATDIR,	  /* <N>[@S]/ */
+	TREE_ICON,	  /* a .png in a size dir */
+	TREE_SVG,	  /* a .svg in scalable/ */
+	TREE_INDEX_THEME, /* icons/<Theme>/index.theme */
+	TREE_ICON_CACHE,  /* icons/<Theme>/icon-theme.cache */
+};
+
+static inline bool tree_kind_is_dir(enum tree_kind k)
+{
+	return k <= TREE_FLATDIR;
+}
+
 struct tree;
 
-/* Per-thread: the connection and lookup that thread's requests use. */
+/* Per-thread: the connection and lookup that thread's requests use, and the
+ * index generation its lookup cache belongs to. */
 struct tree_ctx {
 	sqlite3 *db;
 	struct lookup *l;
-	unsigned generation; /* of the index its lookup cache belongs to */
+	uint64_t generation;
 };
 
 struct tree_counters {
@@ -38,10 +62,14 @@ struct tree_counters {
 	atomic_ullong invalidations; /* sent to the kernel */
 };
 
+/* `content` and `synth` are borrowed and outlive the tree. */
 int tree_new(const char *default_theme, struct content *content,
-	     struct tree **ret);
+	     struct synth *synth, struct tree **ret);
 struct tree *tree_free(struct tree *t);
 struct tree_counters *tree_counters(struct tree *t);
+struct content *tree_content(struct tree *t);
+struct synth *tree_synth(struct tree *t);
+const char *tree_default_theme(struct tree *t);
 
 /* Resolve `name` in directory `parent`: on success the child's ino and
  * attributes, with one more kernel reference. -ENOENT for names that do not
@@ -53,45 +81,33 @@ int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
 void tree_forget(struct tree *t, uint64_t ino, uint64_t nlookup);
 int tree_getattr(struct tree *t, uint64_t ino, struct stat *ret_st);
 
-/* A directory listing: names with their d_type and inode number (the one
- * a lookup of the name gives), "." and ".." first. */
-struct tree_listing {
-	GPtrArray *names;
-	GArray *types; /* unsigned char DT_* per name */
-	GArray *inos;  /* uint64_t per name */
+/* A copy of a node, taken under the lock (the node may be forgotten
+ * meanwhile); counts as a use. -ESTALE for an unknown ino. */
+struct tree_node {
+	enum tree_kind kind;
+	char *theme;
+	int size, scale;
+	char *name; /* icon name of TREE_ICON / TREE_SVG */
+	uint64_t ino, parent;
+	struct icon_content content; /* files: what the lookup resolved */
 };
-int tree_list(struct tree *t, struct tree_ctx *x, uint64_t ino,
-	      struct tree_listing **ret);
-void tree_listing_free(struct tree_listing *ls);
+int tree_node_get(struct tree *t, uint64_t ino, struct tree_node *ret);
+void tree_node_clear(struct tree_node *n);
 
-/* An open file: either an fd on the source or the bytes in memory. */
-struct tree_file {
-	int fd;
-	void *data;
-	size_t len;
-};
-int tree_open(struct tree *t, struct tree_ctx *x, uint64_t ino,
-	      struct tree_file **ret);
-/* Read up to `size` bytes at `off` into `buf`; returns the count or -errno. */
-ssize_t tree_read(struct tree_file *f, void *buf, size_t size, off_t off);
-void tree_file_free(struct tree_file *f);
+/* The inode numbers the entries `names` of directory `dir` have or will
+ * have ("." and ".." first); appended to `inos` (uint64_t). */
+void tree_number(struct tree *t, const struct tree_node *dir, GPtrArray *names,
+		 GArray *inos);
 
-/* Extended attributes: user.iconfs.source on files, user.iconfs.counters and
- * user.iconfs.theme (the theme of MNT/<N>/) on the root. Returns the value
- * (g_free) or -ENODATA. */
+/* Extended attributes: user.iconfs.source on files, user.iconfs.theme (the
+ * theme of MNT/<N>/) on the root. Returns the value (g_free) or -ENODATA.
+ * The root's user.iconfs.counters is the caller's (fs.c). */
 int tree_getxattr(struct tree *t, uint64_t ino, const char *name,
 		  char **ret_value);
-/* NUL-separated names, as listxattr(2) returns them. */
+/* NUL-separated names of the node's attributes, as listxattr(2) returns. */
 int tree_listxattr(struct tree *t, uint64_t ino, GString *out);
-
-/* Build the default theme's and hicolor's listings and icon-theme.cache
- * ahead of the first toolkit that asks (the first costs a lookup per name).
- * Done once after mounting: after a change the first reader rebuilds them,
- * so that a rebuild never delays the next refresh. */
-void tree_warm(struct tree *t, struct tree_ctx *x);
-
-/* After the index changed: drop cached listings, and date directories. */
-void tree_flush(struct tree *t);
+unsigned tree_node_count(struct tree *t);
+unsigned tree_negative_count(struct tree *t);
 
 /* One kernel-cache invalidation: an inode (ino != 0: attributes, page cache,
  * cached listing) or an entry (name in directory parent, negative or not). */
@@ -101,13 +117,13 @@ struct tree_inval {
 	char *name;
 };
 
-/* What the kernel must forget after the index changed: every node named in
- * `names` (icon names, a string set) and the entries of those names in
- * every size view the kernel knows (negative ones too); with `all`, every
- * node. Appends struct tree_inval to `out` (free with tree_inval_clear) and
- * drops the listing caches. Send them without holding any tree lock. */
+/* The index changed: everything built from it goes (synth_invalidate), the
+ * directories' mtime becomes `when`, and `out` gets what the kernel must
+ * forget: every node named in `names` (icon names, a string set) and the
+ * misses of those names it holds; with `all`, every node and miss.
+ * O(nodes + misses). Send them without holding any tree lock. */
 void tree_collect_invalidations(struct tree *t, GHashTable *names, bool all,
-				GArray *out);
+				struct timespec when, GArray *out);
 void tree_inval_clear(GArray *invals);
 
 /* The node table is a cache like any other: past `max_nodes`, the least
@@ -115,4 +131,3 @@ void tree_inval_clear(GArray *invals);
  * forgets them (and tree_forget() frees them) unless they are open. */
 #define TREE_NODES_MAX 8192
 void tree_collect_evictions(struct tree *t, unsigned max_nodes, GArray *out);
-void tree_set_refresh_time(struct tree *t, struct timespec when);

@@ -15,7 +15,7 @@
 #include "db.h"
 #include "log.h"
 #include "time-util.h"
-#include "scan.h"
+#include "index.h"
 #include "watch.h"
 
 /* Quiet time that ends a burst, and the longest a burst is held back. */
@@ -50,13 +50,6 @@ struct watch {
 	bool overflow;
 };
 
-static atomic_uint generation;
-
-unsigned watch_generation(void)
-{
-	return atomic_load(&generation);
-}
-
 /* A base directory that does not exist yet is watched through its nearest
  * existing ancestor, so that its creation is noticed. */
 static void watch_missing_base(struct watch *w, const char *base)
@@ -73,30 +66,29 @@ static void watch_missing_base(struct watch *w, const char *base)
 	}
 }
 
+static void watch_add(const char *path, void *userdata)
+{
+	struct watch *w = userdata;
+
+	if (inotify_add_watch(w->ifd, path, WATCH_EVENTS) < 0 &&
+	    errno == ENOSPC && !w->polling) {
+		log_warning("out of inotify watches, checking stamps every "
+			    "second instead");
+		w->polling = true;
+	}
+}
+
 /* Watch every base directory and every indexed directory that exists
  * (adding a watch twice is harmless: the kernel returns the same one). */
 static void watch_arm(struct watch *w)
 {
-	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
-
 	if (w->ifd < 0)
 		return;
 	for (char **b = w->basedirs; *b; b++)
 		if (inotify_add_watch(w->ifd, *b, WATCH_EVENTS) < 0 &&
 		    errno == ENOENT)
 			watch_missing_base(w, *b);
-	if (db_prepare(w->db, "SELECT path FROM dir WHERE ino >= 0 OR kind = 1",
-		       &q) < 0)
-		return;
-	while (sqlite3_step(q) == SQLITE_ROW) {
-		if (inotify_add_watch(w->ifd, db_column_str(q, 0),
-				      WATCH_EVENTS) < 0 &&
-		    errno == ENOSPC && !w->polling) {
-			log_warning("out of inotify watches, checking stamps "
-				    "every second instead");
-			w->polling = true;
-		}
-	}
+	(void)index_foreach_dir(w->db, watch_add, w);
 }
 
 /* Read pending events; remember the icon names they touch. */
@@ -115,7 +107,7 @@ static void watch_read(struct watch *w)
 			if (ev->len > 0) {
 				char *dot = strrchr(ev->name, '.');
 				if (dot && dot != ev->name &&
-				    scan_ext_index(dot + 1) >= 0)
+				    icon_ext_from_name(dot + 1) >= 0)
 					g_hash_table_add(
 						w->touched,
 						g_strndup(ev->name,
@@ -124,19 +116,6 @@ static void watch_read(struct watch *w)
 			p += sizeof(*ev) + ev->len;
 		}
 	}
-}
-
-static void add_all_names(struct watch *w, GHashTable *names)
-{
-	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
-
-	if (db_prepare(w->db,
-		       "SELECT DISTINCT name FROM icon UNION "
-		       "SELECT name FROM theme WHERE valid",
-		       &q) < 0)
-		return;
-	while (sqlite3_step(q) == SQLITE_ROW)
-		g_hash_table_add(names, g_strdup(db_column_str(q, 0)));
 }
 
 struct stale_check {
@@ -202,14 +181,18 @@ static void watch_evict(struct watch *w)
 	tree_inval_clear(invals);
 }
 
+/* The default theme's and hicolor's synthesized files, ahead of the first
+ * toolkit that asks (the first costs a lookup per name). Done once after
+ * mounting: after a change the first reader rebuilds them, so that a
+ * rebuild never delays the next refresh. */
 static void watch_warm(struct watch *w)
 {
-	struct tree_ctx x = { .db = w->db };
+	const char *themes[] = { tree_default_theme(w->tree), "hicolor", NULL };
+	_cleanup_(lookup_freep) struct lookup *l = NULL;
 
-	if (lookup_new(w->db, &x.l) < 0)
+	if (lookup_new(w->db, &l) < 0)
 		return;
-	tree_warm(w->tree, &x);
-	lookup_free(x.l);
+	synth_warm(tree_synth(w->tree), l, themes);
 }
 
 static void watch_refresh(struct watch *w)
@@ -240,20 +223,16 @@ static void watch_refresh(struct watch *w)
 	if (!stats.changed && g_hash_table_size(names) == 0)
 		return;
 	if (all)
-		add_all_names(w, names);
+		(void)index_all_names(w->db, names);
 
 	clock_gettime(CLOCK_REALTIME, &now);
-	tree_set_refresh_time(w->tree, now);
-	atomic_fetch_add(&generation, 1);
-	tree_collect_invalidations(w->tree, names, all, invals);
+	tree_collect_invalidations(w->tree, names, all, now, invals);
 	watch_send(w, invals);
 	log_debug("refresh: %u directories read, %u names changed%s, "
 		  "%u invalidations",
 		  stats.dirs_read, g_hash_table_size(names),
 		  all ? " (themes)" : "", invals->len);
 	tree_inval_clear(invals);
-	/* A listing built from the old index while we were busy must go too. */
-	tree_flush(w->tree);
 	watch_drop_renders(w, all ? NULL : names);
 	watch_arm(w);
 }
@@ -319,15 +298,14 @@ static void *watch_main(void *arg)
 }
 
 int watch_start(struct fuse_session *se, struct tree *tree,
-		struct content *content, const char *db_path,
-		char *const *basedirs, struct watch **ret)
+		const char *db_path, char *const *basedirs, struct watch **ret)
 {
 	struct watch *w = g_new0(struct watch, 1);
 	int r;
 
 	w->se = se;
 	w->tree = tree;
-	w->content = content;
+	w->content = tree_content(tree);
 	w->ifd = -1;
 	w->db_path = g_strdup(db_path);
 	w->basedirs = g_strdupv((char **)basedirs);

@@ -12,11 +12,7 @@
 
 struct watch;
 
+/* Renders are dropped through the tree's content. */
 int watch_start(struct fuse_session *se, struct tree *tree,
-		struct content *content, const char *db_path,
-		char *const *basedirs, struct watch **ret);
+		const char *db_path, char *const *basedirs, struct watch **ret);
 void watch_stop(struct watch *w);
-
-/* Bumped after every refresh that changed the index; request threads
- * compare it to flush their lookup caches. */
-unsigned watch_generation(void);

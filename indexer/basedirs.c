@@ -2,6 +2,8 @@
  * mountpoint: paths are compared lexically, because resolving a path inside
  * our own mount from the daemon would deadlock. */
 #include <glib.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -173,4 +175,52 @@ char *basedirs_default_theme(const char *theme_option)
 	if (v)
 		return v;
 	return g_strdup("hicolor");
+}
+
+struct basedirs_real {
+	pthread_mutex_t lock;
+	char **basedirs;
+	char **real; /* NULL while a base directory does not exist; lock */
+};
+
+struct basedirs_real *basedirs_real_new(char *const *basedirs)
+{
+	struct basedirs_real *b = g_new0(struct basedirs_real, 1);
+
+	pthread_mutex_init(&b->lock, NULL);
+	b->basedirs = g_strdupv((char **)basedirs);
+	b->real = g_new0(char *, g_strv_length(b->basedirs) + 1);
+	return b;
+}
+
+struct basedirs_real *basedirs_real_free(struct basedirs_real *b)
+{
+	if (!b)
+		return NULL;
+	for (guint i = 0; b->basedirs[i]; i++)
+		free(b->real[i]);
+	g_free(b->real);
+	g_strfreev(b->basedirs);
+	pthread_mutex_destroy(&b->lock);
+	g_free(b);
+	return NULL;
+}
+
+char *basedirs_real_inside(struct basedirs_real *b, const char *path,
+			   bool dir_ok)
+{
+	_cleanup_free_ char *real = realpath(path, NULL);
+	bool inside = false;
+
+	if (!real)
+		return NULL;
+	pthread_mutex_lock(&b->lock);
+	for (guint i = 0; b->basedirs[i] && !inside; i++) {
+		if (!b->real[i])
+			b->real[i] = realpath(b->basedirs[i], NULL);
+		inside = b->real[i] && basedirs_path_under(real, b->real[i]) &&
+			 (dir_ok || !streq(real, b->real[i]));
+	}
+	pthread_mutex_unlock(&b->lock);
+	return inside ? TAKE_PTR(real) : NULL;
 }

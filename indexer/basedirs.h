@@ -1,8 +1,10 @@
 /* Where icons come from: the base-directory list, the default theme, and the
  * default paths of the index and the mountpoint, as the design fixes them.
  * Every function returns newly allocated memory the caller frees (g_free,
- * g_strfreev for lists). */
+ * g_strfreev for lists; free() where said). */
 #pragma once
+
+#include <stdbool.h>
 
 /* $XDG_CACHE_HOME/iconfs/index.sqlite */
 char *basedirs_default_db(void);
@@ -23,5 +25,19 @@ char *basedirs_default_theme(const char *theme_option);
 /* Lexically normalize an absolute path: collapse "//", "/./", "/x/../". */
 char *basedirs_normalize(const char *path);
 
-/* 1 when `path` equals `dir` or lies under it (lexically). */
+/* 1 when `path` equals `dir` or lies under it (lexically, component by
+ * component: /a/bc is not under /a/b; everything is under /). */
 int basedirs_path_under(const char *path, const char *dir);
+
+/* The one rule for "stays inside the base directories": the base
+ * directories' real paths, each resolved when first needed and again while
+ * missing (a base directory may appear after the mount). Thread-safe. */
+struct basedirs_real;
+struct basedirs_real *basedirs_real_new(char *const *basedirs);
+struct basedirs_real *basedirs_real_free(struct basedirs_real *b);
+
+/* The real path of `path` (free()) when it resolves to something under a
+ * base directory, or, with `dir_ok`, to a base directory itself; NULL when
+ * it resolves outside, or not at all. */
+char *basedirs_real_inside(struct basedirs_real *b, const char *path,
+			   bool dir_ok);

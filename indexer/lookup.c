@@ -8,7 +8,7 @@
 #include "db.h"
 #include "log.h"
 #include "lookup.h"
-#include "scan.h"
+#include "index.h"
 #include "theme.h"
 
 /* Deeper Inherits chains than this are cut: real ones have 2 or 3. */
@@ -39,7 +39,7 @@ struct lookup {
 			  "FROM icon i CROSS JOIN dir d ON d.listing_id = "   \
 			  "i.listing_id "                                     \
 			  "WHERE i.name = ?1 AND d.theme_id = ?2 AND d.kind " \
-			  "= 2" },                                            \
+			  "= ?3" },                                           \
 			{ &(l)->subdirs_get,                                  \
 			  "SELECT path, pos, size, scale, type, min_size, "   \
 			  "max_size, "                                        \
@@ -49,7 +49,7 @@ struct lookup {
 			  "SELECT d.path, i.ext FROM icon i "                 \
 			  "CROSS JOIN dir d ON d.listing_id = i.listing_id "  \
 			  "JOIN basedir b ON b.id = d.basedir_id "            \
-			  "WHERE i.name = ?1 AND d.kind = 0 "                 \
+			  "WHERE i.name = ?1 AND d.kind = ?2 "                \
 			  "ORDER BY b.pos, i.ext LIMIT 1" },                  \
 	}
 
@@ -71,6 +71,9 @@ int lookup_new(sqlite3 *db, struct lookup **ret)
 		lookup_free(l);
 		return r;
 	}
+	/* bindings stay across resets: the kinds are bound once */
+	sqlite3_bind_int(l->icon_in_theme, 3, DIR_KIND_SUBDIR);
+	sqlite3_bind_int(l->icon_fallback, 2, DIR_KIND_BASE);
 	*ret = l;
 	return 0;
 }
@@ -198,7 +201,7 @@ static long long dir_size_distance(const struct subdir_size *d, int size,
 
 static char *icon_path(const char *dir, const char *name, int ext)
 {
-	return g_strdup_printf("%s/%s.%s", dir, name, scan_ext_name(ext));
+	return g_strdup_printf("%s/%s.%s", dir, name, icon_ext_name(ext));
 }
 
 struct subdir_info {
@@ -418,13 +421,15 @@ int lookup_names(struct lookup *l, const char *theme, GPtrArray **ret)
 	r = db_prepare(l->db,
 		       "SELECT DISTINCT name FROM icon WHERE listing_id IN "
 		       "(SELECT listing_id FROM dir WHERE listing_id NOT NULL "
-		       "AND ((kind = 2 AND theme_id IN "
-		       "(SELECT value FROM json_each(?1))) OR kind = 0)) "
+		       "AND ((kind = ?2 AND theme_id IN "
+		       "(SELECT value FROM json_each(?1))) OR kind = ?3)) "
 		       "ORDER BY name",
 		       &q);
 	if (r < 0)
 		return r;
 	sqlite3_bind_text(q, 1, json, -1, SQLITE_STATIC);
+	sqlite3_bind_int(q, 2, DIR_KIND_SUBDIR);
+	sqlite3_bind_int(q, 3, DIR_KIND_BASE);
 	names = g_ptr_array_new_with_free_func(g_free);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
 		g_ptr_array_add(names, g_strdup(db_column_str(q, 0)));

@@ -9,17 +9,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basedirs.h"
 #include "db.h"
+#include "index.h"
 #include "log.h"
 #include "scan.h"
 #include "theme.h"
 #include "time-util.h"
-
-enum dir_kind {
-	DIR_KIND_BASE = 0,
-	DIR_KIND_ROOT = 1,
-	DIR_KIND_SUBDIR = 2,
-};
 
 struct stamp {
 	long long ino, mtime_ns, ctime_ns;
@@ -30,7 +26,7 @@ static const struct stamp stamp_missing = { -1, -1, -1 };
 struct scanner {
 	sqlite3 *db;
 	char *const *basedirs;
-	char **realbases; /* realpath of each base, NULL entries when missing */
+	struct basedirs_real *real; /* what stays inside the base dirs */
 	size_t n_bases;
 	unsigned flags;
 	struct scan_stats stats;
@@ -88,22 +84,6 @@ static void changed_names_of(struct scanner *s, long long listing_id)
 	g_hash_table_iter_init(&it, set);
 	while (g_hash_table_iter_next(&it, (void **)&name, NULL))
 		changed_name(s, name);
-}
-
-static const char *const ext_names[] = { "png", "svg", "xpm" };
-
-int scan_ext_index(const char *ext)
-{
-	for (size_t i = 0; i < ELEMENTSOF(ext_names); i++)
-		if (streq(ext, ext_names[i]))
-			return (int)i;
-	return -1;
-}
-
-const char *scan_ext_name(int ext)
-{
-	return ext >= 0 && ext < (int)ELEMENTSOF(ext_names) ? ext_names[ext]
-							    : "";
 }
 
 static struct stamp stamp_of(const struct stat *st)
@@ -201,17 +181,9 @@ static int dir_set_stamp(struct scanner *s, long long id, struct stamp st)
  * base directories. */
 static int target_allowed(struct scanner *s, const char *path)
 {
-	_cleanup_free_ char *real = realpath(path, NULL);
+	_cleanup_free_ char *real = basedirs_real_inside(s->real, path, false);
 
-	if (!real)
-		return 0;
-	for (size_t i = 0; i < s->n_bases; i++)
-		if (s->realbases[i] &&
-		    strncmp(real, s->realbases[i], strlen(s->realbases[i])) ==
-			    0 &&
-		    (real[strlen(s->realbases[i])] == '/'))
-			return 1;
-	return 0;
+	return real != NULL;
 }
 
 /* Split "name.ext" into the name length and the extension index. */
@@ -222,7 +194,7 @@ static int icon_file_name(const char *file, size_t *ret_len)
 
 	if (!dot || dot == file)
 		return -1;
-	ext = scan_ext_index(dot + 1);
+	ext = icon_ext_from_name(dot + 1);
 	if (ext < 0)
 		return -1;
 	*ret_len = dot - file;
@@ -350,18 +322,9 @@ static int dir_attach_listing(struct scanner *s, long long dir_id,
  * directories too. */
 static bool dir_inside(struct scanner *s, const char *path)
 {
-	_cleanup_free_ char *real = realpath(path, NULL);
+	_cleanup_free_ char *real = basedirs_real_inside(s->real, path, true);
 
-	if (!real)
-		return false;
-	for (size_t i = 0; i < s->n_bases; i++) {
-		size_t n = s->realbases[i] ? strlen(s->realbases[i]) : 0;
-
-		if (n && strncmp(real, s->realbases[i], n) == 0 &&
-		    (real[n] == '/' || real[n] == '\0'))
-			return true;
-	}
-	return false;
+	return real != NULL;
 }
 
 /* Refresh a directory row: stat, and attach its listing again when its
@@ -487,11 +450,12 @@ static int base_read(struct scanner *s, long long base_id, const char *base)
 	/* Roots that are gone take their subdirectories with them. */
 	r = db_prepare(s->db,
 		       "SELECT id, path, theme_id FROM dir "
-		       "WHERE basedir_id = ?1 AND kind = 1",
+		       "WHERE basedir_id = ?1 AND kind = ?2",
 		       &roots);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(roots, 1, base_id);
+	sqlite3_bind_int(roots, 2, DIR_KIND_ROOT);
 	while (sqlite3_step(roots) == SQLITE_ROW) {
 		if (g_hash_table_contains(present, db_column_str(roots, 1)))
 			continue;
@@ -706,11 +670,12 @@ static int theme_refresh(struct scanner *s, long long tid)
 	r = db_prepare(s->db,
 		       "SELECT d.path, d.basedir_id FROM dir d "
 		       "JOIN basedir b ON b.id = d.basedir_id "
-		       "WHERE d.theme_id = ?1 AND d.kind = 1 ORDER BY b.pos",
+		       "WHERE d.theme_id = ?1 AND d.kind = ?2 ORDER BY b.pos",
 		       &roots);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int64(roots, 1, tid);
+	sqlite3_bind_int(roots, 2, DIR_KIND_ROOT);
 	while (sqlite3_step(roots) == SQLITE_ROW) {
 		long long b = sqlite3_column_int64(roots, 1);
 		g_ptr_array_add(root_paths, g_strdup(db_column_str(roots, 0)));
@@ -723,10 +688,10 @@ static int theme_refresh(struct scanner *s, long long tid)
 
 	/* Subdirectories no longer listed go away; listed ones are stamped. */
 	r = exec_bind(s,
-		      "DELETE FROM dir WHERE theme_id = ?1 AND kind = 2 AND "
+		      "DELETE FROM dir WHERE theme_id = ?1 AND kind = ?2 AND "
 		      "relpath NOT IN (SELECT path FROM subdir "
 		      "WHERE theme_id = ?1)",
-		      tid, 0);
+		      tid, DIR_KIND_SUBDIR);
 	if (r < 0)
 		return r;
 	if (sqlite3_changes(s->db) > 0)
@@ -768,8 +733,8 @@ static int themes_refresh(struct scanner *s)
 
 	r = exec_bind(s,
 		      "DELETE FROM theme WHERE id NOT IN "
-		      "(SELECT theme_id FROM dir WHERE kind = 1)",
-		      0, 0);
+		      "(SELECT theme_id FROM dir WHERE kind = ?1)",
+		      DIR_KIND_ROOT, 0);
 	if (r < 0)
 		return r;
 	r = db_prepare(s->db, "SELECT id, name FROM theme ORDER BY name", &q);
@@ -830,9 +795,7 @@ static void scanner_done(struct scanner *s)
 
 	db_finalize_all(stmts, ELEMENTSOF(stmts));
 	g_hash_table_destroy(s->listings_read);
-	for (size_t i = 0; i < s->n_bases; i++)
-		free(s->realbases[i]);
-	g_free(s->realbases);
+	basedirs_real_free(s->real);
 }
 
 static int scanner_init(struct scanner *s)
@@ -840,11 +803,9 @@ static int scanner_init(struct scanner *s)
 	const struct db_statement stmts[] = SCANNER_STATEMENTS(s);
 
 	s->n_bases = g_strv_length((char **)s->basedirs);
-	s->realbases = g_new0(char *, s->n_bases + 1);
+	s->real = basedirs_real_new(s->basedirs);
 	s->listings_read = g_hash_table_new_full(g_int64_hash, g_int64_equal,
 						 g_free, NULL);
-	for (size_t i = 0; i < s->n_bases; i++)
-		s->realbases[i] = realpath(s->basedirs[i], NULL);
 	return db_prepare_all(s->db, stmts, ELEMENTSOF(stmts));
 }
 

@@ -37,8 +37,3 @@ enum scan_flags {
 /* `changes` may be NULL; when given, its set is filled. */
 int scan_refresh(sqlite3 *db, char *const *basedirs, unsigned flags,
 		 struct scan_stats *ret_stats, struct scan_changes *changes);
-
-/* File-name extension → the specification's order (0 png, 1 svg, 2 xpm),
- * or -1 for anything else. */
-int scan_ext_index(const char *ext);
-const char *scan_ext_name(int ext);

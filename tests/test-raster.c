@@ -37,7 +37,7 @@ static int render_svg(const char *svg, unsigned px, unsigned char **ret)
 	void *png = NULL;
 	size_t len;
 	unsigned w, h;
-	int r = raster_render(svg, strlen(svg), RASTER_SVG, px, &png, &len);
+	int r = raster_render(svg, strlen(svg), ICON_EXT_SVG, px, &png, &len);
 
 	if (r < 0)
 		return r;
@@ -103,7 +103,7 @@ TEST(png_resample)
 	ASSERT_EQ_INT(raster_png_size(src, src_len, &w, &h), 0);
 	ASSERT_EQ_INT(w, 8);
 	ASSERT_EQ_INT(
-		raster_render(src, src_len, RASTER_PNG, 24, &out, &out_len), 0);
+		raster_render(src, src_len, ICON_EXT_PNG, 24, &out, &out_len), 0);
 	px = decode(out, out_len, &w, &h);
 	ASSERT_TRUE(px);
 	ASSERT_EQ_INT(w, 24);
@@ -119,18 +119,18 @@ TEST(bad_input)
 	void *out = NULL;
 	size_t len;
 
-	ASSERT_EQ_INT(raster_render("not svg", 7, RASTER_SVG, 16, &out, &len),
+	ASSERT_EQ_INT(raster_render("not svg", 7, ICON_EXT_SVG, 16, &out, &len),
 		      -EINVAL);
-	ASSERT_EQ_INT(raster_render("", 0, RASTER_SVG, 16, &out, &len),
+	ASSERT_EQ_INT(raster_render("", 0, ICON_EXT_SVG, 16, &out, &len),
 		      -EINVAL);
 	ASSERT_EQ_INT(
-		raster_render("\x89PNG\r\n", 6, RASTER_PNG, 16, &out, &len),
+		raster_render("\x89PNG\r\n", 6, ICON_EXT_PNG, 16, &out, &len),
 		-EINVAL);
 	ASSERT_EQ_INT(raster_render("<svg xmlns='http://www.w3.org/2000/svg' "
 				    "width='1'",
-				    40, RASTER_SVG, 16, &out, &len),
+				    40, ICON_EXT_SVG, 16, &out, &len),
 		      -EINVAL);
-	ASSERT_EQ_INT(raster_render("x", 1, RASTER_SVG, 0, &out, &len),
+	ASSERT_EQ_INT(raster_render("x", 1, ICON_EXT_SVG, 0, &out, &len),
 		      -EINVAL);
 }
 
@@ -157,10 +157,10 @@ TEST(refused_svgs)
 	size_t len;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		ASSERT_EQ_INT(raster_render(bad[i], strlen(bad[i]), RASTER_SVG,
+		ASSERT_EQ_INT(raster_render(bad[i], strlen(bad[i]), ICON_EXT_SVG,
 					    16, &out, &len),
 			      -EINVAL);
-	ASSERT_EQ_INT(raster_render(ok, strlen(ok), RASTER_SVG, 16, &out, &len),
+	ASSERT_EQ_INT(raster_render(ok, strlen(ok), ICON_EXT_SVG, 16, &out, &len),
 		      0);
 	free(out);
 }

@@ -54,19 +54,28 @@ struct test_case {
 #name, test_##name \
 	}
 
-#define TEST_MAIN(...)                                                         \
-	int main(void)                                                         \
-	{                                                                      \
-		static const struct test_case cases[] = { __VA_ARGS__ };       \
-		size_t n = sizeof(cases) / sizeof(cases[0]);                   \
-		int failed = 0;                                                \
-		printf("1..%zu\n", n);                                         \
-		for (size_t i = 0; i < n; i++) {                               \
-			test_failed = 0;                                       \
-			cases[i].fn();                                         \
-			printf("%s %zu - %s\n", test_failed ? "not ok" : "ok", \
-			       i + 1, cases[i].name);                          \
-			failed |= test_failed;                                 \
-		}                                                              \
-		return failed;                                                 \
+static inline int test_run(const struct test_case *cases, size_t n)
+{
+	int failed = 0;
+
+	printf("1..%zu\n", n);
+	for (size_t i = 0; i < n; i++) {
+		test_failed = 0;
+		cases[i].fn();
+		printf("%s %zu - %s\n", test_failed ? "not ok" : "ok", i + 1,
+		       cases[i].name);
+		fflush(stdout);
+		failed |= test_failed;
+	}
+	return failed;
+}
+
+#define TEST_CASES(name, ...) \
+	static const struct test_case name[] = { __VA_ARGS__ }
+
+#define TEST_MAIN(...)                                                  \
+	int main(void)                                                  \
+	{                                                               \
+		TEST_CASES(cases, __VA_ARGS__);                         \
+		return test_run(cases, sizeof(cases) / sizeof(cases[0])); \
 	}

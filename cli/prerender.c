@@ -16,9 +16,9 @@
 #include "cli.h"
 #include "content.h"
 #include "db.h"
-#include "fs.h"
 #include "log.h"
 #include "lookup.h"
+#include "render.h"
 #include "view.h"
 
 struct prerender {
@@ -84,7 +84,7 @@ static void *prerender_thread(void *arg)
 	return NULL;
 }
 
-int fs_prerender_main(struct cli_options *o)
+int cli_prerender(struct cli_options *o)
 {
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
 	_cleanup_(lookup_freep) struct lookup *l = NULL;
@@ -102,7 +102,7 @@ int fs_prerender_main(struct cli_options *o)
 	if (r < 0)
 		return r;
 	(void)setpriority(PRIO_PROCESS, 0, 19);
-	r = cli_open_index(o, mnt, CLI_INDEX_CHECK, &db, &bases);
+	r = cli_index(o, mnt, INDEX_CHECK, &db, &bases);
 	if (r >= 0)
 		r = lookup_new(db, &l);
 	if (r >= 0)

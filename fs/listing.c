@@ -1,0 +1,151 @@
+/* Directory listings; see listing.h. */
+#include <dirent.h>
+#include <errno.h>
+
+#include "listing.h"
+#include "view.h"
+
+/* Tries before a listing built while the index keeps changing is given as
+ * it is. */
+#define LISTING_TRIES 8
+
+static void listing_add(struct listing *ls, char *name, unsigned char type)
+{
+	g_ptr_array_add(ls->names, name);
+	g_array_append_val(ls->types, type);
+}
+
+void listing_free(struct listing *ls)
+{
+	if (!ls)
+		return;
+	g_ptr_array_unref(ls->names);
+	g_array_unref(ls->types);
+	g_array_unref(ls->inos);
+	g_free(ls);
+}
+
+static void list_root(struct listing *ls)
+{
+	listing_add(ls, g_strdup("icons"), DT_DIR);
+	for (int s = 1; s <= 2; s++)
+		for (unsigned i = 0; i < view_n_listed_sizes; i++)
+			listing_add(ls,
+				    s == 1 ? g_strdup_printf(
+						     "%d", view_listed_sizes[i])
+					   : g_strdup_printf(
+						     "%d@%d",
+						     view_listed_sizes[i], s),
+				    DT_DIR);
+}
+
+static int list_themes(struct tree_ctx *x, struct listing *ls)
+{
+	g_autoptr(GPtrArray) themes = NULL;
+	int r = lookup_themes(x->l, &themes);
+
+	for (unsigned i = 0; r >= 0 && i < themes->len; i++)
+		listing_add(ls, g_strdup(themes->pdata[i]), DT_DIR);
+	return r;
+}
+
+static int list_theme(struct tree_ctx *x, const char *theme,
+		      struct listing *ls)
+{
+	g_autoptr(GArray) sizes = NULL;
+	int r;
+
+	listing_add(ls, g_strdup("index.theme"), DT_REG);
+	listing_add(ls, g_strdup("icon-theme.cache"), DT_REG);
+	listing_add(ls, g_strdup("scalable"), DT_DIR);
+	r = synth_sizes(x->l, theme, &sizes);
+	for (unsigned i = 0; r >= 0 && i < sizes->len; i++) {
+		int s = g_array_index(sizes, int, i);
+
+		listing_add(ls, g_strdup_printf("%dx%d", s, s), DT_DIR);
+		listing_add(ls, g_strdup_printf("%dx%d@2", s, s), DT_DIR);
+	}
+	return r;
+}
+
+/* Icons: symbolic names only as SVG under icons/ (toolkits recolour them),
+ * rendered like any other in the flat views. */
+static int list_icons(struct tree *t, struct tree_ctx *x,
+		      const struct tree_node *dir, struct listing *ls)
+{
+	bool svg = dir->kind == TREE_SCALABLE;
+	g_autoptr(GPtrArray) names = NULL;
+	int r;
+
+	r = synth_names(tree_synth(t), x->l, dir->theme, svg, &names);
+	if (r < 0)
+		return r;
+	for (unsigned i = 0; i < names->len; i++) {
+		const char *n = names->pdata[i];
+
+		if (dir->kind == TREE_SIZEDIR && view_is_symbolic(n))
+			continue;
+		listing_add(ls, g_strconcat(n, svg ? ".svg" : ".png", NULL),
+			    DT_REG);
+	}
+	return 0;
+}
+
+static int listing_build_once(struct tree *t, struct tree_ctx *x, uint64_t ino,
+			      struct listing **ret)
+{
+	struct listing *ls = g_new0(struct listing, 1);
+	struct tree_node dir = { 0 };
+	int r;
+
+	atomic_fetch_add(&tree_counters(t)->readdirs, 1);
+	ls->names = g_ptr_array_new_with_free_func(g_free);
+	ls->types = g_array_new(FALSE, FALSE, 1);
+	ls->inos = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	r = tree_node_get(t, ino, &dir);
+	if (r >= 0) {
+		listing_add(ls, g_strdup("."), DT_DIR);
+		listing_add(ls, g_strdup(".."), DT_DIR);
+		switch (dir.kind) {
+		case TREE_ROOT:
+			list_root(ls);
+			break;
+		case TREE_ICONS:
+			r = list_themes(x, ls);
+			break;
+		case TREE_THEME:
+			r = list_theme(x, dir.theme, ls);
+			break;
+		case TREE_SIZEDIR:
+		case TREE_FLATDIR:
+		case TREE_SCALABLE:
+			r = list_icons(t, x, &dir, ls);
+			break;
+		default:
+			r = -ENOTDIR;
+		}
+	}
+	if (r >= 0)
+		tree_number(t, &dir, ls->names, ls->inos);
+	tree_node_clear(&dir);
+	if (r < 0) {
+		listing_free(ls);
+		return r;
+	}
+	*ret = ls;
+	return 0;
+}
+
+int listing_build(struct tree *t, struct tree_ctx *x, uint64_t ino,
+		  struct listing **ret)
+{
+	for (int tries = 1;; tries++) {
+		uint64_t gen = synth_generation(tree_synth(t));
+		int r = listing_build_once(t, x, ino, ret);
+
+		if (r < 0 || synth_generation(tree_synth(t)) == gen ||
+		    tries == LISTING_TRIES)
+			return r;
+		listing_free(*ret);
+	}
+}

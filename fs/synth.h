@@ -1,0 +1,48 @@
+/* The synthesized files of the mounted tree and the name lists behind
+ * them, per theme: the sizes its views list, its index.theme, its
+ * icon-theme.cache, and the names its size views and scalable/ hold. Each is
+ * built from the index once and kept until the index changes: one
+ * generation, bumped by synth_invalidate(), dates everything built, so a
+ * result built from an older index is returned to its caller but never
+ * kept. Thread-safe; builders use the caller's struct lookup. Returned
+ * objects are new references (g_bytes_unref, g_ptr_array_unref,
+ * g_array_unref). */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lookup.h"
+
+struct synth;
+
+int synth_new(struct synth **ret);
+struct synth *synth_free(struct synth *s);
+
+/* The index generation everything built belongs to. */
+uint64_t synth_generation(struct synth *s);
+/* The index changed: what was built goes, the generation moves on. */
+void synth_invalidate(struct synth *s);
+
+/* The sizes listed in a theme's size views: the standard ones and the Size
+ * of every non-Scalable directory in its chain, sorted, each once (int). */
+int synth_sizes(struct lookup *l, const char *theme, GArray **ret);
+
+/* The names every size view of `theme` lists (all names resolvable in its
+ * chain, symbolic ones included), or with `svg` those of its scalable/
+ * (whose nominal-size lookup is an SVG); sorted. */
+int synth_names(struct synth *s, struct lookup *l, const char *theme, bool svg,
+		GPtrArray **ret);
+
+/* The synthetic index.theme: every size view as a Fixed directory,
+ * scalable/ as Scalable, Inherits=hicolor. */
+int synth_index_theme(struct synth *s, struct lookup *l, const char *theme,
+		      GBytes **ret);
+
+/* The synthetic icon-theme.cache, in step with index.theme and the lists. */
+int synth_icon_cache(struct synth *s, struct lookup *l, const char *theme,
+		     GBytes **ret);
+
+/* Build the files of `themes` (NULL-terminated) ahead of the first reader. */
+void synth_warm(struct synth *s, struct lookup *l, const char *const *themes);

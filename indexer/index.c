@@ -1,0 +1,99 @@
+/* The index for its users; see index.h. */
+#include <errno.h>
+#include <unistd.h>
+
+#include "db.h"
+#include "index.h"
+#include "log.h"
+
+static const char *const ext_names[] = { "png", "svg", "xpm" };
+
+int icon_ext_from_name(const char *ext)
+{
+	for (size_t i = 0; i < ELEMENTSOF(ext_names); i++)
+		if (streq(ext, ext_names[i]))
+			return (int)i;
+	return -1;
+}
+
+const char *icon_ext_name(int ext)
+{
+	return ext >= 0 && ext < (int)ELEMENTSOF(ext_names) ? ext_names[ext]
+							    : "";
+}
+
+int index_open(const char *path, char *const *basedirs, unsigned flags,
+	       sqlite3 **ret_db, struct scan_stats *ret_stats)
+{
+	bool progress = flags & INDEX_PROGRESS;
+	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	struct scan_stats st;
+	int r;
+
+	r = db_open(path, flags & INDEX_CHECK ? DB_CHECK : 0, &db);
+	if (r < 0)
+		return r;
+	r = scan_refresh(
+		db, basedirs,
+		(progress ? SCAN_COUNT : 0) |
+			(progress && isatty(STDERR_FILENO) ? SCAN_PROGRESS : 0),
+		&st, NULL);
+	if (r < 0)
+		return r;
+	if (ret_stats)
+		*ret_stats = st;
+	*ret_db = TAKE_PTR(db);
+	return 0;
+}
+
+static long long count_of(sqlite3 *db, const char *sql)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+
+	if (db_prepare(db, sql, &q) < 0 || sqlite3_step(q) != SQLITE_ROW)
+		return -1;
+	return sqlite3_column_int64(q, 0);
+}
+
+int index_stats(sqlite3 *db, struct index_stats *ret)
+{
+	*ret = (struct index_stats){
+		.themes = count_of(db, "SELECT count(*) FROM theme WHERE valid"),
+		.dirs = count_of(db, "SELECT count(*) FROM dir"),
+		.icons = count_of(db, "SELECT count(*) FROM icon"),
+		.refreshed = db_meta_get_int(db, "refreshed", 0),
+	};
+	return ret->themes < 0 || ret->dirs < 0 || ret->icons < 0 ? -EIO : 0;
+}
+
+int index_foreach_dir(sqlite3 *db, void (*fn)(const char *path, void *userdata),
+		      void *userdata)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	int rc, r;
+
+	r = db_prepare(db, "SELECT path FROM dir WHERE ino >= 0 OR kind = ?1",
+		       &q);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int(q, 1, DIR_KIND_ROOT);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+		fn(db_column_str(q, 0), userdata);
+	return db_errno(rc);
+}
+
+int index_all_names(sqlite3 *db, GHashTable *names)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	int rc, r;
+
+	r = db_prepare(db,
+		       "SELECT DISTINCT name FROM icon UNION "
+		       "SELECT name FROM theme WHERE valid",
+		       &q);
+	if (r < 0)
+		return r;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+		g_hash_table_add(names, g_strdup(db_column_str(q, 0)));
+	return db_errno(rc);
+}

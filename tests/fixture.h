@@ -1,0 +1,125 @@
+/* Fixture contexts for unit tests: a temporary directory with a base
+ * directory of small themes written for one rule each, and an index of it
+ * (a real SQLite file). Header only, for the test programs. */
+#pragma once
+
+#include <glib.h>
+#include <glib/gstdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "db.h"
+#include "index.h"
+#include "lookup.h"
+#include "raster.h"
+
+struct fixture {
+	char *dir;     /* the temporary directory */
+	char *base;    /* dir/icons: the one base directory */
+	char *db_path; /* dir/index.sqlite */
+	char *bases[2];
+	sqlite3 *db;
+	struct lookup *l;
+};
+
+static inline struct fixture *fixture_new(void)
+{
+	struct fixture *f = g_new0(struct fixture, 1);
+
+	f->dir = g_dir_make_tmp("iconfs-test-XXXXXX", NULL);
+	f->base = g_build_filename(f->dir, "icons", NULL);
+	f->db_path = g_build_filename(f->dir, "index.sqlite", NULL);
+	f->bases[0] = f->base;
+	g_mkdir_with_parents(f->base, 0755);
+	return f;
+}
+
+/* Write `len` bytes (-1: a string) at base/relpath, creating directories. */
+static inline void fixture_write(struct fixture *f, const char *relpath,
+				 const void *data, gssize len)
+{
+	g_autofree char *path = g_build_filename(f->base, relpath, NULL);
+	g_autofree char *dir = g_path_get_dirname(path);
+
+	g_mkdir_with_parents(dir, 0755);
+	g_file_set_contents(path, data, len, NULL);
+}
+
+/* An opaque w×w PNG. */
+static inline void fixture_png(struct fixture *f, const char *relpath,
+			       unsigned w)
+{
+	uint8_t *rgba = malloc((size_t)w * w * 4);
+	void *png = NULL;
+	size_t len = 0;
+
+	memset(rgba, 0x80, (size_t)w * w * 4);
+	if (raster_encode_png(rgba, w, w, &png, &len) == 0)
+		fixture_write(f, relpath, png, (gssize)len);
+	free(rgba);
+	free(png);
+}
+
+static inline const char *fixture_svg(void)
+{
+	return "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"16\" "
+	       "height=\"16\"><rect width=\"16\" height=\"16\" "
+	       "fill=\"red\"/></svg>";
+}
+
+/* Index (or refresh) the base directory; opens f->db and f->l. */
+static inline int fixture_index(struct fixture *f)
+{
+	if (f->l)
+		lookup_free(f->l);
+	if (f->db)
+		sqlite3_close(f->db);
+	f->l = NULL;
+	f->db = NULL;
+	if (index_open(f->db_path, f->bases, 0, &f->db, NULL) < 0)
+		return -1;
+	return lookup_new(f->db, &f->l);
+}
+
+static inline void fixture_free(struct fixture *f)
+{
+	char *argv[] = { "rm", "-rf", f->dir, NULL };
+
+	lookup_free(f->l);
+	if (f->db)
+		sqlite3_close(f->db);
+	g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL,
+		     NULL, NULL, NULL);
+	g_free(f->dir);
+	g_free(f->base);
+	g_free(f->db_path);
+	g_free(f);
+}
+
+/* A theme "t" with Fixed 16, Threshold 32 and a Scalable directory,
+ * inheriting "parent" (which has 48); hicolor with one icon; an unthemed
+ * icon in the base directory itself. */
+static inline void fixture_themes(struct fixture *f)
+{
+	fixture_write(f, "t/index.theme",
+		      "[Icon Theme]\nName=Tee\nComment=A theme\nInherits=parent\n"
+		      "Directories=16,32,scalable\n\n[16]\nSize=16\nType=Fixed\n\n"
+		      "[32]\nSize=32\nType=Threshold\n\n[scalable]\nSize=48\n"
+		      "Type=Scalable\nMinSize=8\nMaxSize=512\n",
+		      -1);
+	fixture_png(f, "t/16/a.png", 16);
+	fixture_png(f, "t/32/a.png", 32);
+	fixture_write(f, "t/scalable/a.svg", fixture_svg(), -1);
+	fixture_write(f, "t/scalable/b-symbolic.svg", fixture_svg(), -1);
+	fixture_write(f, "parent/index.theme",
+		      "[Icon Theme]\nName=Parent\nDirectories=48\n\n[48]\n"
+		      "Size=48\nType=Fixed\n",
+		      -1);
+	fixture_png(f, "parent/48/c.png", 48);
+	fixture_write(f, "hicolor/index.theme",
+		      "[Icon Theme]\nName=Hicolor\nDirectories=64\n\n[64]\n"
+		      "Size=64\nType=Fixed\n",
+		      -1);
+	fixture_png(f, "hicolor/64/h.png", 64);
+	fixture_png(f, "loose.png", 24);
+}

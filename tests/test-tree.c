@@ -1,0 +1,165 @@
+/* The tree's nodes (tree.h): what a name in a directory is, inode numbers
+ * that listings and lookups agree on, one name per directory, reference
+ * counts, tracked misses and invalidations bounded by what the kernel
+ * holds. Icons here are PNGs of the asked size: no render. */
+#include <errno.h>
+
+#include "content.h"
+#include "fixture.h"
+#include "test.h"
+#include "tree.h"
+
+struct ctx {
+	struct fixture *f;
+	struct content *content;
+	struct synth *synth;
+	struct tree *tree;
+	struct tree_ctx x;
+};
+
+static int setup(struct ctx *c)
+{
+	c->f = fixture_new();
+	fixture_themes(c->f);
+	if (fixture_index(c->f) < 0 ||
+	    content_new(c->f->db_path, c->f->bases, 1, 5000, 1 << 20,
+			&c->content) < 0 ||
+	    synth_new(&c->synth) < 0 ||
+	    tree_new("t", c->content, c->synth, &c->tree) < 0)
+		return -1;
+	c->x = (struct tree_ctx){ .db = c->f->db, .l = c->f->l };
+	return 0;
+}
+
+static void teardown(struct ctx *c)
+{
+	tree_free(c->tree);
+	synth_free(c->synth);
+	content_free(c->content);
+	fixture_free(c->f);
+}
+
+/* Look `path` up from the root, one component at a time. */
+static int walk(struct ctx *c, const char *path, uint64_t *ret_ino,
+		struct stat *ret_st, double *ret_timeout)
+{
+	g_auto(GStrv) parts = g_strsplit(path, "/", -1);
+	uint64_t ino = TREE_ROOT_INO;
+	int r = 0;
+
+	for (char **p = parts; *p && r >= 0; p++)
+		r = tree_lookup(c->tree, &c->x, ino, *p, &ino, ret_st,
+				ret_timeout);
+	*ret_ino = ino;
+	return r;
+}
+
+TEST(names)
+{
+	struct ctx c = { 0 };
+	struct stat st;
+	double timeout = 0;
+	uint64_t ino;
+
+	ASSERT_EQ_INT(setup(&c), 0);
+	ASSERT_EQ_INT(walk(&c, "icons/t/16x16/a.png", &ino, &st, &timeout), 0);
+	ASSERT_TRUE(S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0444);
+	ASSERT_TRUE(st.st_size > 0);
+	ASSERT_EQ_INT(st.st_ino, ino);
+	ASSERT_EQ_INT(walk(&c, "48/c.png", &ino, &st, &timeout), 0);
+	ASSERT_EQ_INT(walk(&c, "icons/t/scalable/b-symbolic.svg", &ino, &st,
+			   &timeout),
+		      0);
+	/* symbolic icons only as SVG under icons/ */
+	ASSERT_EQ_INT(walk(&c, "icons/t/16x16/b-symbolic.png", &ino, &st,
+			   &timeout),
+		      -ENOENT);
+	ASSERT_EQ_INT(timeout, TREE_TIMEOUT);
+	/* one name per directory */
+	ASSERT_EQ_INT(walk(&c, "48@1", &ino, &st, &timeout), -ENOENT);
+	ASSERT_EQ_INT(walk(&c, "icons/t/16x16@1", &ino, &st, &timeout),
+		      -ENOENT);
+	ASSERT_EQ_INT(walk(&c, "icons/nope", &ino, &st, &timeout), -ENOENT);
+	ASSERT_EQ_INT(tree_negative_count(c.tree), 4);
+	ASSERT_EQ_INT(walk(&c, "icons/t/index.theme", &ino, &st, &timeout), 0);
+	ASSERT_TRUE(st.st_size > 100);
+	teardown(&c);
+}
+
+TEST(inos_and_forget)
+{
+	struct ctx c = { 0 };
+	g_autoptr(GPtrArray) names = g_ptr_array_new();
+	g_autoptr(GArray) inos = g_array_new(FALSE, FALSE, sizeof(uint64_t));
+	struct tree_node dir = { 0 };
+	struct stat st;
+	double timeout;
+	uint64_t dir_ino, a_ino;
+	unsigned before;
+
+	ASSERT_EQ_INT(setup(&c), 0);
+	ASSERT_EQ_INT(walk(&c, "icons/t/16x16", &dir_ino, &st, &timeout), 0);
+	ASSERT_EQ_INT(tree_node_get(c.tree, dir_ino, &dir), 0);
+	g_ptr_array_add(names, ".");
+	g_ptr_array_add(names, "..");
+	g_ptr_array_add(names, "a.png");
+	g_ptr_array_add(names, "c.png");
+	tree_number(c.tree, &dir, names, inos);
+	ASSERT_EQ_INT(g_array_index(inos, uint64_t, 0), dir_ino);
+	/* numbered before it is looked up, the same after */
+	before = tree_node_count(c.tree);
+	ASSERT_EQ_INT(tree_lookup(c.tree, &c.x, dir_ino, "a.png", &a_ino, &st,
+				  &timeout),
+		      0);
+	ASSERT_EQ_INT(g_array_index(inos, uint64_t, 2), a_ino);
+	ASSERT_EQ_INT(tree_node_count(c.tree), before + 1);
+	ASSERT_EQ_INT(tree_getattr(c.tree, a_ino, &st), 0);
+	tree_forget(c.tree, a_ino, 1);
+	ASSERT_EQ_INT(tree_node_count(c.tree), before);
+	ASSERT_EQ_INT(tree_getattr(c.tree, a_ino, &st), -ESTALE);
+	tree_node_clear(&dir);
+	teardown(&c);
+}
+
+TEST(invalidations)
+{
+	struct ctx c = { 0 };
+	g_autoptr(GHashTable) names = g_hash_table_new(g_str_hash, g_str_equal);
+	g_autoptr(GArray) out =
+		g_array_new(FALSE, FALSE, sizeof(struct tree_inval));
+	struct timespec now = { 0 };
+	struct stat st;
+	double timeout;
+	uint64_t ino;
+	bool a_entry = false;
+
+	ASSERT_EQ_INT(setup(&c), 0);
+	ASSERT_EQ_INT(walk(&c, "icons/t/16x16/a.png", &ino, &st, &timeout), 0);
+	ASSERT_EQ_INT(walk(&c, "icons/t/16x16/gone.png", &ino, &st, &timeout),
+		      -ENOENT);
+	ASSERT_EQ_INT(walk(&c, "icons/t/16x16/other.png", &ino, &st,
+			   &timeout),
+		      -ENOENT);
+	g_hash_table_add(names, "a");
+	g_hash_table_add(names, "gone");
+	tree_collect_invalidations(c.tree, names, false, now, out);
+	for (unsigned i = 0; i < out->len; i++) {
+		struct tree_inval *v = &g_array_index(out, struct tree_inval, i);
+		a_entry |= v->name && streq(v->name, "a.png");
+	}
+	ASSERT_TRUE(a_entry);
+	/* the named miss went, the other is still held */
+	ASSERT_EQ_INT(tree_negative_count(c.tree), 1);
+	/* icons, t and 16x16 an inode each, a.png its inode and entry, the
+	 * named miss its entry, and the root */
+	ASSERT_EQ_INT(out->len, 3 + 2 + 1 + 1);
+	ASSERT_EQ_INT(synth_generation(c.synth), 1);
+	tree_inval_clear(out);
+	tree_collect_invalidations(c.tree, names, true, now, out);
+	ASSERT_EQ_INT(tree_negative_count(c.tree), 0);
+	tree_inval_clear(out);
+	teardown(&c);
+}
+
+TEST_MAIN(TEST_CASE(names), TEST_CASE(inos_and_forget),
+	  TEST_CASE(invalidations))
