@@ -74,6 +74,15 @@ static int parse_int(const char *s, int min, int max, int *ret)
 	return 0;
 }
 
+static int parse_option(const char *s, int min, int max, const char *what,
+			int *ret)
+{
+	if (parse_int(s, min, max, ret) < 0)
+		return log_error_errno(-EINVAL, "invalid %s '%s' (%d to %d)",
+				       what, s, min, max);
+	return 0;
+}
+
 /* `iconfs lookup --batch`: "NAME SIZE [SCALE]" per input line, one output
  * line each: the path, or an empty line when nothing resolves. */
 static int lookup_batch(struct lookup *l, const char *theme, int scale)
@@ -146,7 +155,8 @@ static int cmd_mount(struct cli_options *o)
 
 	/* the index is opened, checked, migrated and refreshed once, here */
 	if (cli_index(o, mnt,
-		      INDEX_CHECK | (isatty(STDERR_FILENO) ? INDEX_PROGRESS : 0),
+		      INDEX_CHECK |
+			      (isatty(STDERR_FILENO) ? INDEX_PROGRESS : 0),
 		      &db, &bases) < 0)
 		return 1;
 	sqlite3_close_v2(TAKE_PTR(db));
@@ -281,20 +291,16 @@ int main(int argc, char **argv)
 			o.theme = optarg;
 			break;
 		case 's':
-			if (parse_int(optarg, 1, 3, &o.scale) < 0) {
-				log_error("invalid scale '%s' (1 to 3)",
-					  optarg);
+			if (parse_option(optarg, 1, 3, "scale", &o.scale) < 0)
 				return 2;
-			}
 			break;
 		case 'S':
 			o.sizes = optarg;
 			break;
 		case 'w':
-			if (parse_int(optarg, 1, 16, &o.workers) < 0) {
-				log_error("invalid worker count '%s'", optarg);
+			if (parse_option(optarg, 1, 16, "worker count",
+					 &o.workers) < 0)
 				return 2;
-			}
 			break;
 		case 'B':
 			o.batch = true;

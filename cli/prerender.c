@@ -109,8 +109,7 @@ int cli_prerender(struct cli_options *o)
 		r = lookup_names(l, theme, &names);
 	if (r >= 0)
 		r = content_new(o->db, bases, (unsigned)o->workers,
-				RENDER_DEADLINE_MS,
-				1LL << 62, &p.content);
+				RENDER_DEADLINE_MS, 1LL << 62, &p.content);
 	if (r < 0)
 		return r;
 	p.names = names;

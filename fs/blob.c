@@ -144,7 +144,8 @@ static long long blob_bytes_of(sqlite3 *db, const char *source, unsigned px)
 {
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *s = NULL;
 
-	if (db_prepare(db, "SELECT bytes FROM blob WHERE source = ?1 AND px = ?2",
+	if (db_prepare(db,
+		       "SELECT bytes FROM blob WHERE source = ?1 AND px = ?2",
 		       &s) < 0)
 		return 0;
 	bind_key(s, source, px);
@@ -247,11 +248,11 @@ long long blob_drop_source(sqlite3 *db, const char *source)
 	long long freed = 0;
 	int rc, r;
 
-	r = db_prepare(db, "DELETE FROM blob WHERE source = ?1 RETURNING bytes",
-		       &s);
+	r = db_query(db, &s,
+		     "DELETE FROM blob WHERE source = ?1 RETURNING bytes", "t",
+		     source);
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(s, 1, source, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW)
 		freed += sqlite3_column_int64(s, 0);
 	return rc == SQLITE_DONE ? freed : db_errno(rc);

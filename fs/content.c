@@ -61,8 +61,8 @@ int content_new(const char *db_path, char *const *basedirs, unsigned workers,
 	pthread_mutex_init(&c->lock, NULL);
 	c->inflight =
 		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	c->retry = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-					 g_free);
+	c->retry =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	r = render_pool_new(workers, deadline_ms, &c->pool);
 	if (r >= 0)
 		r = store_new(db_path, budget, &c->store);

@@ -21,15 +21,16 @@ int file_open(struct tree *t, struct tree_ctx *x, uint64_t ino,
 		g_free(f);
 		return r;
 	}
-	if (n.kind == TREE_INDEX_THEME)
-		r = synth_index_theme(tree_synth(t), x->l, n.theme, &f->data);
-	else if (n.kind == TREE_ICON_CACHE)
-		r = synth_icon_cache(tree_synth(t), x->l, n.theme, &f->data);
+	if (n.kind == TREE_INDEX_THEME || n.kind == TREE_ICON_CACHE)
+		r = synth_file(tree_synth(t), x->l, n.theme,
+			       n.kind == TREE_INDEX_THEME ? SYNTH_INDEX_THEME
+							  : SYNTH_ICON_CACHE,
+			       &f->data);
 	else if (tree_kind_is_dir(n.kind))
 		r = -EISDIR;
 	else if (n.content.native)
-		r = f->fd = content_open_source(tree_content(t),
-						n.content.source);
+		r = f->fd =
+			content_open_source(tree_content(t), n.content.source);
 	else {
 		r = content_load(tree_content(t), x->db, &n.content, &data,
 				 &len);

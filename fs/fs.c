@@ -301,7 +301,9 @@ static char *counters_text(struct fs *fs)
 {
 	struct tree_counters *t = tree_counters(fs->tree);
 	struct content_counters *c = content_counters(fs->content);
+	unsigned nodes, negatives;
 
+	tree_held(fs->tree, &nodes, &negatives);
 	return g_strdup_printf(
 		"lookups %llu\nnegative %llu\ngetattrs %llu\nopens %llu\n"
 		"reads %llu\nreaddirs %llu\nrenders %llu\n"
@@ -315,8 +317,7 @@ static char *counters_text(struct fs *fs)
 		(unsigned long long)c->render_failures,
 		(unsigned long long)c->blob_hits, (unsigned long long)c->native,
 		(unsigned long long)c->cache_errors,
-		content_worker_restarts(fs->content),
-		tree_node_count(fs->tree), tree_negative_count(fs->tree),
+		content_worker_restarts(fs->content), nodes, negatives,
 		(unsigned long long)t->invalidations);
 }
 

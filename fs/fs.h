@@ -7,11 +7,11 @@
 #include <stdbool.h>
 
 struct fs_options {
-	const char *db;		/* the index, already built (index_open) */
-	char *const *basedirs;	/* NULL-terminated */
-	const char *theme;	/* the theme of MNT/<N>/ */
+	const char *db;	       /* the index, already built (index_open) */
+	char *const *basedirs; /* NULL-terminated */
+	const char *theme;     /* the theme of MNT/<N>/ */
 	const char *mountpoint;
-	unsigned workers;	/* render worker processes */
+	unsigned workers; /* render worker processes */
 	bool foreground;
 };
 

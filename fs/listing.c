@@ -49,8 +49,7 @@ static int list_themes(struct tree_ctx *x, struct listing *ls)
 	return r;
 }
 
-static int list_theme(struct tree_ctx *x, const char *theme,
-		      struct listing *ls)
+static int list_theme(struct tree_ctx *x, const char *theme, struct listing *ls)
 {
 	g_autoptr(GArray) sizes = NULL;
 	int r;

@@ -227,8 +227,7 @@ static int raster_svg(const void *data, size_t len, unsigned px, uint8_t *rgba)
 	return 0;
 }
 
-static bool bitmap_magic_ok(const void *data, size_t len,
-			    enum icon_ext format)
+static bool bitmap_magic_ok(const void *data, size_t len, enum icon_ext format)
 {
 	static const uint8_t png_sig[8] = { 0x89, 'P',	'N',  'G',
 					    '\r', '\n', 0x1a, '\n' };
@@ -292,8 +291,8 @@ static GdkPixbuf *decode_xpm(const void *data, size_t len)
 	return gdk_pixbuf_new_from_xpm_data((const char **)lines);
 }
 
-static int raster_bitmap(const void *data, size_t len,
-			 enum icon_ext format, unsigned px, uint8_t *rgba)
+static int raster_bitmap(const void *data, size_t len, enum icon_ext format,
+			 unsigned px, uint8_t *rgba)
 {
 	g_autoptr(GdkPixbufLoader) loader = NULL;
 	g_autoptr(GdkPixbuf) decoded = NULL;
@@ -365,8 +364,8 @@ void raster_prepare(void)
 	static const char *const types[] = { "png", "xpm" };
 
 	for (size_t i = 0; i < ELEMENTSOF(types); i++) {
-		GdkPixbufLoader *l = gdk_pixbuf_loader_new_with_type(types[i],
-								     NULL);
+		GdkPixbufLoader *l =
+			gdk_pixbuf_loader_new_with_type(types[i], NULL);
 		if (l) {
 			(void)gdk_pixbuf_loader_close(l, NULL);
 			g_object_unref(l);

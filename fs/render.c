@@ -43,41 +43,81 @@ struct render_pool {
 	unsigned long long renders, restarts; /* guarded by lock */
 };
 
+/* ---- both sides: exact reads and writes, with a deadline ---- */
+
+#define NO_DEADLINE (-1LL)
+
+/* Wait until `fd` is ready for `events` or the deadline (now_ms(); or
+ * NO_DEADLINE: the worker waiting for its next request) passes. */
+static int poll_deadline(int fd, short events, long long deadline)
+{
+	for (;;) {
+		struct pollfd pfd = { .fd = fd, .events = events };
+		long long left = deadline - now_ms();
+		int r;
+
+		if (deadline == NO_DEADLINE)
+			left = -1;
+		else if (left <= 0)
+			return -ETIMEDOUT;
+		r = poll(&pfd, 1, (int)left);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			return -ETIMEDOUT;
+		return 0;
+	}
+}
+
+/* Send exactly len bytes before the deadline: a stopped worker fills the
+ * socket buffer, and the sender must not block on it. */
+static int write_deadline(int fd, const void *buf, size_t len,
+			  long long deadline)
+{
+	const uint8_t *b = buf;
+
+	while (len > 0) {
+		ssize_t n;
+		int r = poll_deadline(fd, POLLOUT, deadline);
+
+		if (r < 0)
+			return r;
+		n = send(fd, b, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n < 0)
+			return -errno;
+		b += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Read exactly len bytes before the deadline. */
+static int read_deadline(int fd, void *buf, size_t len, long long deadline)
+{
+	uint8_t *b = buf;
+
+	while (len > 0) {
+		ssize_t n;
+		int r = poll_deadline(fd, POLLIN, deadline);
+
+		if (r < 0)
+			return r;
+		n = recv(fd, b, len, MSG_DONTWAIT);
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EPIPE;
+		b += n;
+		len -= n;
+	}
+	return 0;
+}
+
 /* ---- worker side ---- */
-
-static int read_full(int fd, void *buf, size_t len)
-{
-	uint8_t *p = buf;
-
-	while (len > 0) {
-		ssize_t n = read(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			return -EPIPE;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
-static int write_full(int fd, const void *buf, size_t len)
-{
-	const uint8_t *p = buf;
-
-	while (len > 0) {
-		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
 
 int render_worker_main(void)
 {
@@ -106,19 +146,22 @@ int render_worker_main(void)
 		int32_t status;
 		uint32_t out_len;
 
-		if (read_full(WORKER_FD, hdr, sizeof(hdr)) < 0)
+		if (read_deadline(WORKER_FD, hdr, sizeof(hdr), NO_DEADLINE) < 0)
 			return 0;
 		if (hdr[2] > RASTER_SOURCE_MAX)
 			return 1;
 		src = malloc(hdr[2] ? hdr[2] : 1);
-		if (!src || read_full(WORKER_FD, src, hdr[2]) < 0)
+		if (!src ||
+		    read_deadline(WORKER_FD, src, hdr[2], NO_DEADLINE) < 0)
 			return 1;
 		status = raster_render(src, hdr[2], hdr[1], hdr[0], &png,
 				       &png_len);
 		out_len = status < 0 ? 0 : (uint32_t)png_len;
-		if (write_full(WORKER_FD, &status, sizeof(status)) < 0 ||
-		    write_full(WORKER_FD, &out_len, sizeof(out_len)) < 0 ||
-		    write_full(WORKER_FD, png, out_len) < 0)
+		if (write_deadline(WORKER_FD, &status, sizeof(status),
+				   NO_DEADLINE) < 0 ||
+		    write_deadline(WORKER_FD, &out_len, sizeof(out_len),
+				   NO_DEADLINE) < 0 ||
+		    write_deadline(WORKER_FD, png, out_len, NO_DEADLINE) < 0)
 			return 1;
 	}
 }
@@ -142,8 +185,8 @@ static int worker_spawn(struct render_pool *p, struct worker *w)
 	posix_spawnattr_init(&attr);
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setsigdefault(&attr, &deflt);
-	posix_spawnattr_setflags(&attr,
-				 POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
+						POSIX_SPAWN_SETSIGDEF);
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, sv[1], WORKER_FD);
 	r = posix_spawn(&w->pid, p->exe, &fa, &attr, argv, environ);
@@ -215,73 +258,6 @@ struct render_pool *render_pool_free(struct render_pool *p)
 	free(p->workers);
 	free(p);
 	return NULL;
-}
-
-/* Wait until `fd` is ready for `events` or the deadline passes. */
-static int poll_deadline(int fd, short events, long long deadline)
-{
-	for (;;) {
-		struct pollfd pfd = { .fd = fd, .events = events };
-		long long left = deadline - now_ms();
-		int r;
-
-		if (left <= 0)
-			return -ETIMEDOUT;
-		r = poll(&pfd, 1, (int)left);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			return -ETIMEDOUT;
-		return 0;
-	}
-}
-
-/* Send exactly len bytes before the deadline: a stopped worker fills the
- * socket buffer, and the sender must not block on it. */
-static int write_deadline(int fd, const void *buf, size_t len,
-			  long long deadline)
-{
-	const uint8_t *b = buf;
-
-	while (len > 0) {
-		ssize_t n;
-		int r = poll_deadline(fd, POLLOUT, deadline);
-
-		if (r < 0)
-			return r;
-		n = send(fd, b, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n < 0)
-			return -errno;
-		b += n;
-		len -= n;
-	}
-	return 0;
-}
-
-/* Read exactly len bytes before the deadline. */
-static int read_deadline(int fd, void *buf, size_t len, long long deadline)
-{
-	uint8_t *b = buf;
-
-	while (len > 0) {
-		ssize_t n;
-		int r = poll_deadline(fd, POLLIN, deadline);
-
-		if (r < 0)
-			return r;
-		n = recv(fd, b, len, MSG_DONTWAIT);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EPIPE;
-		b += n;
-		len -= n;
-	}
-	return 0;
 }
 
 static int worker_exchange(struct worker *w, const void *data, size_t len,

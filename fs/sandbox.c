@@ -99,16 +99,17 @@ int sandbox_enter(void)
 		return log_error_errno(-ENOMEM, "cannot create seccomp filter");
 	for (size_t i = 0; i < ELEMENTSOF(allowed) && r == 0; i++)
 		if (allowed[i] >= 0)
-			r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, allowed[i], 0);
+			r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, allowed[i],
+					     0);
 	/* read-only opens (fonts, gdk-pixbuf's loader modules) */
 	if (r == 0)
-		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1,
-				     SCMP_A2(SCMP_CMP_MASKED_EQ, OPEN_FORBIDDEN,
-					     O_RDONLY));
+		r = seccomp_rule_add(
+			ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat), 1,
+			SCMP_A2(SCMP_CMP_MASKED_EQ, OPEN_FORBIDDEN, O_RDONLY));
 	if (r == 0)
-		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(open), 1,
-				     SCMP_A1(SCMP_CMP_MASKED_EQ, OPEN_FORBIDDEN,
-					     O_RDONLY));
+		r = seccomp_rule_add(
+			ctx, SCMP_ACT_ALLOW, SCMP_SYS(open), 1,
+			SCMP_A1(SCMP_CMP_MASKED_EQ, OPEN_FORBIDDEN, O_RDONLY));
 	/* threads of this process (librsvg's filters), never new processes */
 	if (r == 0)
 		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
@@ -120,8 +121,9 @@ int sandbox_enter(void)
 				     SCMP_SYS(clone3), 0);
 	/* abort() signals itself */
 	if (r == 0)
-		r = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1,
-				     SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)getpid()));
+		r = seccomp_rule_add(
+			ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1,
+			SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)getpid()));
 	if (r == 0)
 		r = seccomp_load(ctx);
 	seccomp_release(ctx);

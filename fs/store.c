@@ -43,7 +43,7 @@ struct op {
 struct store {
 	char *db_path;
 	long long budget;
-	sqlite3 *db; /* the writer thread's */
+	sqlite3 *db;	 /* the writer thread's */
 	long long total; /* bytes stored; the writer thread's */
 	pthread_t thread;
 	atomic_ullong errors;
@@ -55,9 +55,9 @@ struct store {
 	/* "px:source" → the newest queued or in-flight put of that key;
 	 * lock. The ops are owned by the queue or the writer's batch. */
 	GHashTable *pending;
-	size_t pending_bytes;	   /* lock */
+	size_t pending_bytes;	  /* lock */
 	uint64_t queued, written; /* operations; lock */
-	bool stop;		   /* lock */
+	bool stop;		  /* lock */
 };
 
 static char *pending_key(const char *source, unsigned px)
@@ -205,9 +205,9 @@ static int store_write(struct store *s, struct op **ops, unsigned n)
 	for (unsigned i = 0; i < n && r >= 0; i++)
 		r = store_apply(s, ops[i], &delta);
 	if (r >= 0 && s->total + delta > s->budget) {
-		long long freed = blob_evict(s->db,
-					     s->total + delta - s->budget / 10 * 9,
-					     STORE_EVICT_ROWS);
+		long long freed =
+			blob_evict(s->db, s->total + delta - s->budget / 10 * 9,
+				   STORE_EVICT_ROWS);
 		if (freed < 0)
 			r = (int)freed;
 		else
@@ -269,10 +269,10 @@ static void *store_main(void *arg)
 			for (unsigned i = n; i > 0; i--)
 				g_queue_push_head(&s->queue, ops[i - 1]);
 			pthread_mutex_unlock(&s->lock);
-			(void)nanosleep(&(struct timespec){
-						.tv_nsec = STORE_RETRY_MS *
-							   1000000L },
-					NULL);
+			(void)nanosleep(
+				&(struct timespec){ .tv_nsec = STORE_RETRY_MS *
+							       1000000L },
+				NULL);
 			pthread_mutex_lock(&s->lock);
 			continue;
 		}
@@ -318,8 +318,8 @@ int store_new(const char *db_path, long long budget, struct store **ret)
 	pthread_cond_init(&s->synced, &ca);
 	pthread_condattr_destroy(&ca);
 	g_queue_init(&s->queue);
-	s->pending = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-					   NULL);
+	s->pending =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	r = db_connect(db_path, 0, STORE_BUSY_MS, &s->db);
 	if (r >= 0)
 		r = -pthread_create(&s->thread, NULL, store_main, s);

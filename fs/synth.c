@@ -146,8 +146,8 @@ static int build_names(struct synth *s, struct lookup *l, const char *theme,
 	return 0;
 }
 
-static int build_svg_names(struct synth *s, struct lookup *l,
-			   const char *theme, gpointer *ret)
+static int build_svg_names(struct synth *s, struct lookup *l, const char *theme,
+			   gpointer *ret)
 {
 	g_autoptr(GPtrArray) all = NULL;
 	GPtrArray *names;
@@ -243,14 +243,6 @@ static int build_index_theme(struct synth *s, struct lookup *l,
 	return 0;
 }
 
-int synth_index_theme(struct synth *s, struct lookup *l, const char *theme,
-		      GBytes **ret)
-{
-	return synth_get(s, l, "index.theme", theme, build_index_theme,
-			 (gpointer(*)(gpointer))g_bytes_ref,
-			 (GDestroyNotify)g_bytes_unref, (gpointer *)ret);
-}
-
 static int build_icon_cache(struct synth *s, struct lookup *l,
 			    const char *theme, gpointer *ret)
 {
@@ -272,10 +264,10 @@ static int build_icon_cache(struct synth *s, struct lookup *l,
 		for (unsigned i = 0; i < sizes->len; i++) {
 			int n = g_array_index(sizes, int, i);
 
-			g_ptr_array_add(dirs, scale == 1 ? g_strdup_printf(
-							   "%dx%d", n, n)
-							 : g_strdup_printf(
-							   "%dx%d@2", n, n));
+			g_ptr_array_add(
+				dirs,
+				scale == 1 ? g_strdup_printf("%dx%d", n, n)
+					   : g_strdup_printf("%dx%d@2", n, n));
 		}
 	g_ptr_array_add(dirs, g_strdup("scalable"));
 	for (unsigned i = 0; i < names->len; i++)
@@ -287,10 +279,18 @@ static int build_icon_cache(struct synth *s, struct lookup *l,
 	return 0;
 }
 
-int synth_icon_cache(struct synth *s, struct lookup *l, const char *theme,
-		     GBytes **ret)
+int synth_file(struct synth *s, struct lookup *l, const char *theme,
+	       enum synth_file which, GBytes **ret)
 {
-	return synth_get(s, l, "icon-theme.cache", theme, build_icon_cache,
+	static const struct {
+		const char *kind;
+		build_fn build;
+	} files[] = {
+		[SYNTH_INDEX_THEME] = { "index.theme", build_index_theme },
+		[SYNTH_ICON_CACHE] = { "icon-theme.cache", build_icon_cache },
+	};
+
+	return synth_get(s, l, files[which].kind, theme, files[which].build,
 			 (gpointer(*)(gpointer))g_bytes_ref,
 			 (GDestroyNotify)g_bytes_unref, (gpointer *)ret);
 }
@@ -300,7 +300,7 @@ void synth_warm(struct synth *s, struct lookup *l, const char *const *themes)
 	for (const char *const *t = themes; *t; t++) {
 		g_autoptr(GBytes) cache = NULL, index = NULL;
 
-		(void)synth_icon_cache(s, l, *t, &cache);
-		(void)synth_index_theme(s, l, *t, &index);
+		(void)synth_file(s, l, *t, SYNTH_ICON_CACHE, &cache);
+		(void)synth_file(s, l, *t, SYNTH_INDEX_THEME, &index);
 	}
 }

@@ -35,14 +35,17 @@ int synth_sizes(struct lookup *l, const char *theme, GArray **ret);
 int synth_names(struct synth *s, struct lookup *l, const char *theme, bool svg,
 		GPtrArray **ret);
 
-/* The synthetic index.theme: every size view as a Fixed directory,
- * scalable/ as Scalable, Inherits=hicolor. */
-int synth_index_theme(struct synth *s, struct lookup *l, const char *theme,
-		      GBytes **ret);
+enum synth_file {
+	/* every size view as a Fixed directory, scalable/ as Scalable,
+	 * Inherits=hicolor */
+	SYNTH_INDEX_THEME,
+	/* GTK's cache of the same directories and the name lists */
+	SYNTH_ICON_CACHE,
+};
 
-/* The synthetic icon-theme.cache, in step with index.theme and the lists. */
-int synth_icon_cache(struct synth *s, struct lookup *l, const char *theme,
-		     GBytes **ret);
+/* The bytes of a theme's synthetic index.theme or icon-theme.cache. */
+int synth_file(struct synth *s, struct lookup *l, const char *theme,
+	       enum synth_file which, GBytes **ret);
 
 /* Build the files of `themes` (NULL-terminated) ahead of the first reader. */
 void synth_warm(struct synth *s, struct lookup *l, const char *const *themes);

@@ -133,24 +133,12 @@ const char *tree_default_theme(struct tree *t)
 	return t->default_theme;
 }
 
-unsigned tree_node_count(struct tree *t)
+void tree_held(struct tree *t, unsigned *ret_nodes, unsigned *ret_negatives)
 {
-	unsigned n;
-
 	pthread_mutex_lock(&t->lock);
-	n = g_hash_table_size(t->by_ino);
+	*ret_nodes = g_hash_table_size(t->by_ino);
+	*ret_negatives = g_hash_table_size(t->negatives);
 	pthread_mutex_unlock(&t->lock);
-	return n;
-}
-
-unsigned tree_negative_count(struct tree *t)
-{
-	unsigned n;
-
-	pthread_mutex_lock(&t->lock);
-	n = g_hash_table_size(t->negatives);
-	pthread_mutex_unlock(&t->lock);
-	return n;
 }
 
 /* The kernel will cache the miss of `entry` in `parent`: remember it, so
@@ -160,8 +148,8 @@ unsigned tree_negative_count(struct tree *t)
 static double negative_note(struct tree *t, uint64_t parent, const char *entry,
 			    uint64_t gen)
 {
-	g_autofree char *key = g_strdup_printf("%" PRIu64 "\x1f%s", parent,
-					       entry);
+	g_autofree char *key =
+		g_strdup_printf("%" PRIu64 "\x1f%s", parent, entry);
 	double timeout = TREE_TIMEOUT;
 
 	pthread_mutex_lock(&t->lock);
@@ -175,8 +163,8 @@ static double negative_note(struct tree *t, uint64_t parent, const char *entry,
 
 			n->parent = parent;
 			n->entry = g_strdup(entry);
-			g_hash_table_insert(t->negatives,
-					    g_steal_pointer(&key), n);
+			g_hash_table_insert(t->negatives, g_steal_pointer(&key),
+					    n);
 		}
 	}
 	pthread_mutex_unlock(&t->lock);
@@ -475,9 +463,10 @@ int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
 	if (r >= 0 && (kind == TREE_INDEX_THEME || kind == TREE_ICON_CACHE)) {
 		g_autoptr(GBytes) bytes = NULL;
 
-		r = kind == TREE_INDEX_THEME
-			    ? synth_index_theme(t->synth, x->l, theme, &bytes)
-			    : synth_icon_cache(t->synth, x->l, theme, &bytes);
+		r = synth_file(t->synth, x->l, theme,
+			       kind == TREE_INDEX_THEME ? SYNTH_INDEX_THEME
+							: SYNTH_ICON_CACHE,
+			       &bytes);
 		content.size = r < 0 ? 0 : g_bytes_get_size(bytes);
 		pthread_mutex_lock(&t->lock);
 		content.mtime = t->refreshed;

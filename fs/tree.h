@@ -106,8 +106,8 @@ int tree_getxattr(struct tree *t, uint64_t ino, const char *name,
 		  char **ret_value);
 /* NUL-separated names of the node's attributes, as listxattr(2) returns. */
 int tree_listxattr(struct tree *t, uint64_t ino, GString *out);
-unsigned tree_node_count(struct tree *t);
-unsigned tree_negative_count(struct tree *t);
+/* What the kernel holds: nodes, and misses it was told to cache. */
+void tree_held(struct tree *t, unsigned *ret_nodes, unsigned *ret_negatives);
 
 /* One kernel-cache invalidation: an inode (ino != 0: attributes, page cache,
  * cached listing) or an entry (name in directory parent, negative or not). */

@@ -297,8 +297,8 @@ static void *watch_main(void *arg)
 	return NULL;
 }
 
-int watch_start(struct fuse_session *se, struct tree *tree,
-		const char *db_path, char *const *basedirs, struct watch **ret)
+int watch_start(struct fuse_session *se, struct tree *tree, const char *db_path,
+		char *const *basedirs, struct watch **ret)
 {
 	struct watch *w = g_new0(struct watch, 1);
 	int r;

@@ -13,6 +13,6 @@
 struct watch;
 
 /* Renders are dropped through the tree's content. */
-int watch_start(struct fuse_session *se, struct tree *tree,
-		const char *db_path, char *const *basedirs, struct watch **ret);
+int watch_start(struct fuse_session *se, struct tree *tree, const char *db_path,
+		char *const *basedirs, struct watch **ret);
 void watch_stop(struct watch *w);

@@ -1,5 +1,6 @@
 /* Opening and migrating the index; see db.h. */
 #include <errno.h>
+#include <stdarg.h>
 #include <glib.h>
 #include <stdio.h>
 #include <string.h>
@@ -78,6 +79,51 @@ int db_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **ret)
 	return 0;
 }
 
+static int db_bind_va(sqlite3_stmt *s, const char *types, va_list ap)
+{
+	for (int i = 0; types[i]; i++) {
+		if (types[i] == 'i')
+			sqlite3_bind_int(s, i + 1, va_arg(ap, int));
+		else if (types[i] == 'I')
+			sqlite3_bind_int64(s, i + 1, va_arg(ap, long long));
+		else
+			sqlite3_bind_text(s, i + 1, va_arg(ap, const char *),
+					  -1, SQLITE_STATIC);
+	}
+	return 0;
+}
+
+int db_query_row(sqlite3 *db, sqlite3_stmt **ret, const char *sql,
+		 const char *types, ...)
+{
+	va_list ap;
+	int rc, r = db_prepare(db, sql, ret);
+
+	if (r < 0)
+		return r;
+	va_start(ap, types);
+	(void)db_bind_va(*ret, types, ap);
+	va_end(ap);
+	rc = sqlite3_step(*ret);
+	return rc == SQLITE_ROW	   ? 0
+	       : rc == SQLITE_DONE ? -ENOENT
+				   : db_errno(rc);
+}
+
+int db_query(sqlite3 *db, sqlite3_stmt **ret, const char *sql,
+	     const char *types, ...)
+{
+	va_list ap;
+	int r = db_prepare(db, sql, ret);
+
+	if (r < 0)
+		return r;
+	va_start(ap, types);
+	(void)db_bind_va(*ret, types, ap);
+	va_end(ap);
+	return 0;
+}
+
 int db_prepare_all(sqlite3 *db, const struct db_statement *list, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -124,17 +170,17 @@ static int db_check_tables(sqlite3 *db)
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *tables = NULL;
 	int rc;
 
-	rc = sqlite3_prepare_v2(db,
-				"SELECT name FROM sqlite_schema WHERE type = "
-				"'table' AND name NOT IN ('blob', 'shared_blob')",
-				-1, &tables, NULL);
+	rc = sqlite3_prepare_v2(
+		db,
+		"SELECT name FROM sqlite_schema WHERE type = "
+		"'table' AND name NOT IN ('blob', 'shared_blob')",
+		-1, &tables, NULL);
 	if (rc != SQLITE_OK)
 		return db_errno(rc);
 	while ((rc = sqlite3_step(tables)) == SQLITE_ROW) {
 		_cleanup_(sqlite3_finalizep) sqlite3_stmt *check = NULL;
 		g_autofree char *sql = g_strdup_printf(
-			"PRAGMA quick_check(\"%s\")",
-			db_column_str(tables, 0));
+			"PRAGMA quick_check(\"%s\")", db_column_str(tables, 0));
 
 		rc = sqlite3_prepare_v2(db, sql, -1, &check, NULL);
 		if (rc != SQLITE_OK)
@@ -192,8 +238,8 @@ static int db_migrate(sqlite3 *db)
 		if (rc != SQLITE_OK || version >= schema_migrations_count) {
 			(void)db_exec(db, "ROLLBACK");
 			if (rc != SQLITE_OK)
-				return db_log_error(db, rc,
-						    "cannot read schema version");
+				return db_log_error(
+					db, rc, "cannot read schema version");
 			return version > schema_migrations_count
 				       ? -EPROTONOSUPPORT
 				       : 0;
@@ -316,8 +362,8 @@ int db_connect(const char *path, unsigned flags, int busy_ms, sqlite3 **ret)
 	rc = sqlite3_open_v2(path, &db,
 			     SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READWRITE, NULL);
 	if (rc != SQLITE_OK)
-		return log_error_errno(db_errno(rc), "cannot open index '%s': %m",
-				       path);
+		return log_error_errno(db_errno(rc),
+				       "cannot open index '%s': %m", path);
 	(void)sqlite3_extended_result_codes(db, 1);
 	(void)sqlite3_busy_timeout(db, busy_ms);
 	r = db_session_pragmas(db, flags);

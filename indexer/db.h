@@ -14,8 +14,8 @@
 #include "macro.h"
 
 enum db_open_flags {
-	DB_READONLY = 1 << 0, /* no create, no migration, query_only */
-	DB_CHECK = 1 << 1,    /* quick_check of the index tables first */
+	DB_READONLY = 1 << 0,	/* no create, no migration, query_only */
+	DB_CHECK = 1 << 1,	/* quick_check of the index tables first */
 	DB_QUERY_ONLY = 1 << 2, /* db_connect: this connection never writes */
 };
 
@@ -37,6 +37,15 @@ int db_log_errno(sqlite3 *db, int r, const char *what);
 
 int db_exec(sqlite3 *db, const char *sql);
 int db_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **ret);
+
+/* db_prepare() and bind parameters ?1, ?2, ... from the arguments, one
+ * character of `types` each: 'i' an int, 'I' a long long, 't' a string
+ * (SQLITE_STATIC: it must outlive the statement's steps). */
+int db_query(sqlite3 *db, sqlite3_stmt **ret, const char *sql,
+	     const char *types, ...);
+/* The same, and step to the first row: 0 on a row, -ENOENT for none. */
+int db_query_row(sqlite3 *db, sqlite3_stmt **ret, const char *sql,
+		 const char *types, ...);
 
 /* A module's long-lived statements, prepared and finalized together. */
 struct db_statement {

@@ -58,7 +58,8 @@ static long long count_of(sqlite3 *db, const char *sql)
 int index_stats(sqlite3 *db, struct index_stats *ret)
 {
 	*ret = (struct index_stats){
-		.themes = count_of(db, "SELECT count(*) FROM theme WHERE valid"),
+		.themes =
+			count_of(db, "SELECT count(*) FROM theme WHERE valid"),
 		.dirs = count_of(db, "SELECT count(*) FROM dir"),
 		.icons = count_of(db, "SELECT count(*) FROM icon"),
 		.refreshed = db_meta_get_int(db, "refreshed", 0),
@@ -72,11 +73,10 @@ int index_foreach_dir(sqlite3 *db, void (*fn)(const char *path, void *userdata),
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
 	int rc, r;
 
-	r = db_prepare(db, "SELECT path FROM dir WHERE ino >= 0 OR kind = ?1",
-		       &q);
+	r = db_query(db, &q, "SELECT path FROM dir WHERE ino >= 0 OR kind = ?1",
+		     "i", DIR_KIND_ROOT);
 	if (r < 0)
 		return r;
-	sqlite3_bind_int(q, 1, DIR_KIND_ROOT);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
 		fn(db_column_str(q, 0), userdata);
 	return db_errno(rc);

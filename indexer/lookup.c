@@ -405,30 +405,38 @@ static char *chain_json(const long long *ids, unsigned n)
 	return g_string_free(s, FALSE);
 }
 
-int lookup_names(struct lookup *l, const char *theme, GPtrArray **ret)
+/* Prepare `sql` with ?1 bound to the search chain of `theme` (the JSON
+ * array, which *ret_json keeps alive) and ?2 to `arg`. */
+static int chain_query(struct lookup *l, const char *theme, const char *sql,
+		       int arg, char **ret_json, sqlite3_stmt **ret)
 {
-	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
-	g_autofree char *json = NULL;
 	const long long *ids;
-	GPtrArray *names;
 	unsigned n;
-	int r, rc;
+	int r;
 
 	r = lookup_chain(l, theme, &ids, &n);
 	if (r < 0)
 		return r;
-	json = chain_json(ids, n);
-	r = db_prepare(l->db,
-		       "SELECT DISTINCT name FROM icon WHERE listing_id IN "
-		       "(SELECT listing_id FROM dir WHERE listing_id NOT NULL "
-		       "AND ((kind = ?2 AND theme_id IN "
-		       "(SELECT value FROM json_each(?1))) OR kind = ?3)) "
-		       "ORDER BY name",
-		       &q);
+	*ret_json = chain_json(ids, n);
+	return db_query(l->db, ret, sql, "ti", *ret_json, arg);
+}
+
+int lookup_names(struct lookup *l, const char *theme, GPtrArray **ret)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	g_autofree char *json = NULL;
+	GPtrArray *names;
+	int r, rc;
+
+	r = chain_query(l, theme,
+			"SELECT DISTINCT name FROM icon WHERE listing_id IN "
+			"(SELECT listing_id FROM dir WHERE listing_id NOT NULL "
+			"AND ((kind = ?2 AND theme_id IN "
+			"(SELECT value FROM json_each(?1))) OR kind = ?3)) "
+			"ORDER BY name",
+			DIR_KIND_SUBDIR, &json, &q);
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(q, 1, json, -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 2, DIR_KIND_SUBDIR);
 	sqlite3_bind_int(q, 3, DIR_KIND_BASE);
 	names = g_ptr_array_new_with_free_func(g_free);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
@@ -446,24 +454,16 @@ int lookup_chain_sizes(struct lookup *l, const char *theme, int max,
 {
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
 	g_autofree char *json = NULL;
-	const long long *ids;
 	GArray *sizes;
-	unsigned n;
 	int r;
 
-	r = lookup_chain(l, theme, &ids, &n);
+	r = chain_query(l, theme,
+			"SELECT DISTINCT size FROM subdir WHERE theme_id IN "
+			"(SELECT value FROM json_each(?1)) AND type != 1 "
+			"AND size <= ?2 ORDER BY size",
+			max, &json, &q);
 	if (r < 0)
 		return r;
-	json = chain_json(ids, n);
-	r = db_prepare(l->db,
-		       "SELECT DISTINCT size FROM subdir WHERE theme_id IN "
-		       "(SELECT value FROM json_each(?1)) AND type != 1 "
-		       "AND size <= ?2 ORDER BY size",
-		       &q);
-	if (r < 0)
-		return r;
-	sqlite3_bind_text(q, 1, json, -1, SQLITE_STATIC);
-	sqlite3_bind_int(q, 2, max);
 	sizes = g_array_new(FALSE, FALSE, sizeof(int));
 	while (sqlite3_step(q) == SQLITE_ROW) {
 		int s = sqlite3_column_int(q, 0);
@@ -479,15 +479,12 @@ int lookup_theme_info(struct lookup *l, const char *theme, char **ret_name,
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
 	int r;
 
-	r = db_prepare(l->db,
-		       "SELECT display_name, comment, example FROM theme "
-		       "WHERE name = ?1 AND valid",
-		       &q);
+	r = db_query_row(l->db, &q,
+			 "SELECT display_name, comment, example FROM theme "
+			 "WHERE name = ?1 AND valid",
+			 "t", theme);
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(q, 1, theme, -1, SQLITE_STATIC);
-	if (sqlite3_step(q) != SQLITE_ROW)
-		return -ENOENT;
 	*ret_name = g_strdup(db_column_str(q, 0));
 	*ret_comment = g_strdup(db_column_str(q, 1));
 	*ret_example = g_strdup(db_column_str(q, 2));

@@ -14,385 +14,9 @@
 #include "index.h"
 #include "log.h"
 #include "scan.h"
+#include "scanner.h"
 #include "theme.h"
 #include "time-util.h"
-
-struct stamp {
-	long long ino, mtime_ns, ctime_ns;
-};
-
-static const struct stamp stamp_missing = { -1, -1, -1 };
-
-struct scanner {
-	sqlite3 *db;
-	char *const *basedirs;
-	struct basedirs_real *real; /* what stays inside the base dirs */
-	size_t n_bases;
-	unsigned flags;
-	struct scan_stats stats;
-
-	sqlite3_stmt *dir_get; /* path → id, stamp */
-	sqlite3_stmt *dir_insert;
-	sqlite3_stmt *dir_set_stamp;
-	sqlite3_stmt *dir_set_listing;
-	sqlite3_stmt *listing_get; /* (dev, ino) → id, stamp */
-	sqlite3_stmt *listing_put;
-	sqlite3_stmt *icon_clear;
-	sqlite3_stmt *icon_insert;
-	GHashTable *listings_read;    /* listing ids read in this refresh */
-	struct scan_changes *changes; /* NULL when nobody asks */
-	sqlite3_stmt *listing_names;
-};
-
-static void changed_theme(struct scanner *s)
-{
-	s->stats.changed = true;
-	if (s->changes)
-		s->changes->themes = true;
-}
-
-static void changed_name(struct scanner *s, const char *name)
-{
-	if (s->changes && !g_hash_table_contains(s->changes->names, name))
-		g_hash_table_add(s->changes->names, g_strdup(name));
-}
-
-/* The names in listing `id`, as a new set (or NULL when nobody asks). */
-static GHashTable *listing_names(struct scanner *s, long long id)
-{
-	GHashTable *set;
-
-	if (!s->changes || id < 0)
-		return NULL;
-	set = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	sqlite3_bind_int64(s->listing_names, 1, id);
-	while (sqlite3_step(s->listing_names) == SQLITE_ROW)
-		g_hash_table_add(set,
-				 g_strdup(db_column_str(s->listing_names, 0)));
-	(void)sqlite3_reset(s->listing_names);
-	return set;
-}
-
-static void changed_names_of(struct scanner *s, long long listing_id)
-{
-	g_autoptr(GHashTable) set = listing_names(s, listing_id);
-	GHashTableIter it;
-	const char *name;
-
-	if (!set)
-		return;
-	g_hash_table_iter_init(&it, set);
-	while (g_hash_table_iter_next(&it, (void **)&name, NULL))
-		changed_name(s, name);
-}
-
-static struct stamp stamp_of(const struct stat *st)
-{
-	return (struct stamp){ (long long)st->st_ino, timespec_ns(st->st_mtim),
-			       timespec_ns(st->st_ctim) };
-}
-
-static int stamp_eq(struct stamp a, struct stamp b)
-{
-	return a.ino == b.ino && a.mtime_ns == b.mtime_ns &&
-	       a.ctime_ns == b.ctime_ns;
-}
-
-/* stat() a directory; a missing or non-directory path gives stamp_missing. */
-static struct stamp stamp_dir(const char *path)
-{
-	struct stat st;
-
-	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
-		return stamp_missing;
-	return stamp_of(&st);
-}
-
-static int step_done(struct scanner *s, sqlite3_stmt *stmt)
-{
-	int rc = sqlite3_step(stmt);
-	(void)sqlite3_reset(stmt);
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW)
-		return db_log_error(s->db, rc, "cannot update index");
-	return 0;
-}
-
-static int exec_bind(struct scanner *s, const char *sql, long long a,
-		     long long b)
-{
-	_cleanup_(sqlite3_finalizep) sqlite3_stmt *stmt = NULL;
-	int r = db_prepare(s->db, sql, &stmt);
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(stmt, 1, a);
-	sqlite3_bind_int64(stmt, 2, b);
-	return step_done(s, stmt);
-}
-
-/* Find or create the dir row for `path`. Returns its id; *ret_stamp gets
- * the stored stamp (stamp_missing for a new row). */
-static long long dir_row(struct scanner *s, const char *path,
-			 long long basedir_id, long long theme_id,
-			 enum dir_kind kind, const char *relpath,
-			 struct stamp *ret_stamp)
-{
-	long long id = -1;
-	int rc;
-
-	sqlite3_bind_text(s->dir_get, 1, path, -1, SQLITE_STATIC);
-	rc = sqlite3_step(s->dir_get);
-	if (rc == SQLITE_ROW) {
-		id = sqlite3_column_int64(s->dir_get, 0);
-		ret_stamp->ino = sqlite3_column_int64(s->dir_get, 1);
-		ret_stamp->mtime_ns = sqlite3_column_int64(s->dir_get, 2);
-		ret_stamp->ctime_ns = sqlite3_column_int64(s->dir_get, 3);
-	}
-	(void)sqlite3_reset(s->dir_get);
-	if (id >= 0)
-		return id;
-
-	sqlite3_bind_int64(s->dir_insert, 1, basedir_id);
-	if (theme_id >= 0)
-		sqlite3_bind_int64(s->dir_insert, 2, theme_id);
-	else
-		sqlite3_bind_null(s->dir_insert, 2);
-	sqlite3_bind_int(s->dir_insert, 3, kind);
-	sqlite3_bind_text(s->dir_insert, 4, relpath, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s->dir_insert, 5, path, -1, SQLITE_STATIC);
-	if (step_done(s, s->dir_insert) < 0)
-		return -1;
-	*ret_stamp = stamp_missing;
-	if (kind == DIR_KIND_ROOT)
-		changed_theme(s);
-	s->stats.changed = true;
-	return sqlite3_last_insert_rowid(s->db);
-}
-
-static int dir_set_stamp(struct scanner *s, long long id, struct stamp st)
-{
-	sqlite3_bind_int64(s->dir_set_stamp, 1, st.ino);
-	sqlite3_bind_int64(s->dir_set_stamp, 2, st.mtime_ns);
-	sqlite3_bind_int64(s->dir_set_stamp, 3, st.ctime_ns);
-	sqlite3_bind_int64(s->dir_set_stamp, 4, id);
-	return step_done(s, s->dir_set_stamp);
-}
-
-/* A symlinked icon is served only when its target stays inside one of the
- * base directories. */
-static int target_allowed(struct scanner *s, const char *path)
-{
-	_cleanup_free_ char *real = basedirs_real_inside(s->real, path, false);
-
-	return real != NULL;
-}
-
-/* Split "name.ext" into the name length and the extension index. */
-static int icon_file_name(const char *file, size_t *ret_len)
-{
-	const char *dot = strrchr(file, '.');
-	int ext;
-
-	if (!dot || dot == file)
-		return -1;
-	ext = icon_ext_from_name(dot + 1);
-	if (ext < 0)
-		return -1;
-	*ret_len = dot - file;
-	return ext;
-}
-
-/* Replace the icons of listing `id` with the icon files in `path`. */
-static int listing_read(struct scanner *s, long long id, const char *path)
-{
-	g_autoptr(GHashTable) old = listing_names(s, id);
-	_cleanup_closedir_ DIR *d = NULL;
-	struct dirent *de;
-	int r;
-
-	sqlite3_bind_int64(s->icon_clear, 1, id);
-	r = step_done(s, s->icon_clear);
-	if (r < 0)
-		return r;
-	s->stats.changed = true;
-	s->stats.dirs_read++;
-
-	d = opendir(path);
-	if (!d) {
-		if (errno != ENOENT && errno != ENOTDIR) {
-			s->stats.problems++;
-			log_warning_errno(-errno, "cannot read '%s': %m", path);
-		}
-		return 0;
-	}
-	while ((errno = 0, de = readdir(d))) {
-		char name[NAME_MAX + 1];
-		size_t len;
-		int ext = icon_file_name(de->d_name, &len);
-
-		if (ext < 0)
-			continue;
-		if (de->d_type != DT_REG) {
-			g_autofree char *full =
-				g_build_filename(path, de->d_name, NULL);
-			struct stat st;
-
-			if (de->d_type != DT_LNK && de->d_type != DT_UNKNOWN)
-				continue;
-			if (stat(full, &st) < 0 || !S_ISREG(st.st_mode))
-				continue;
-			if (de->d_type == DT_LNK && !target_allowed(s, full)) {
-				s->stats.problems++;
-				log_warning("'%s' points outside the icon "
-					    "directories, skipped",
-					    full);
-				continue;
-			}
-		}
-		memcpy(name, de->d_name, len);
-		name[len] = '\0';
-		if (old && !g_hash_table_remove(old, name))
-			changed_name(s, name);
-		sqlite3_bind_text(s->icon_insert, 1, name, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(s->icon_insert, 2, id);
-		sqlite3_bind_int(s->icon_insert, 3, ext);
-		r = step_done(s, s->icon_insert);
-		if (r < 0)
-			return r;
-	}
-	if (errno != 0) {
-		s->stats.problems++;
-		log_warning_errno(-errno, "cannot read '%s': %m", path);
-	}
-	if (old) {
-		GHashTableIter it;
-		const char *gone;
-
-		g_hash_table_iter_init(&it, old);
-		while (g_hash_table_iter_next(&it, (void **)&gone, NULL))
-			changed_name(s, gone);
-	}
-	return 0;
-}
-
-/* Point dir row `dir_id` at the listing of the real directory `st` is of,
- * reading it when it is new or its stamp changed (once per refresh, however
- * many paths lead to it). */
-static int dir_attach_listing(struct scanner *s, long long dir_id,
-			      const char *path, const struct stat *st)
-{
-	long long id = -1, mtime = timespec_ns(st->st_mtim),
-		  ctime = timespec_ns(st->st_ctim);
-	bool read = false;
-	int rc, r;
-
-	sqlite3_bind_int64(s->listing_get, 1, (long long)st->st_dev);
-	sqlite3_bind_int64(s->listing_get, 2, (long long)st->st_ino);
-	rc = sqlite3_step(s->listing_get);
-	if (rc == SQLITE_ROW) {
-		id = sqlite3_column_int64(s->listing_get, 0);
-		read = (sqlite3_column_int64(s->listing_get, 1) != mtime ||
-			sqlite3_column_int64(s->listing_get, 2) != ctime) &&
-		       !g_hash_table_contains(s->listings_read, &id);
-	}
-	(void)sqlite3_reset(s->listing_get);
-
-	sqlite3_bind_int64(s->listing_put, 1, (long long)st->st_dev);
-	sqlite3_bind_int64(s->listing_put, 2, (long long)st->st_ino);
-	sqlite3_bind_int64(s->listing_put, 3, mtime);
-	sqlite3_bind_int64(s->listing_put, 4, ctime);
-	if (id < 0 || read) {
-		rc = sqlite3_step(s->listing_put);
-		if (rc == SQLITE_ROW)
-			id = sqlite3_column_int64(s->listing_put, 0);
-		(void)sqlite3_reset(s->listing_put);
-		if (id < 0)
-			return db_log_error(s->db, rc, "cannot update index");
-		r = listing_read(s, id, path);
-		if (r < 0)
-			return r;
-		g_hash_table_add(s->listings_read, g_memdup2(&id, sizeof(id)));
-	}
-
-	sqlite3_bind_int64(s->dir_set_listing, 1, id);
-	sqlite3_bind_int64(s->dir_set_listing, 2, dir_id);
-	return step_done(s, s->dir_set_listing);
-}
-
-/* A directory reached through a symlink must stay inside the base
- * directories too. */
-static bool dir_inside(struct scanner *s, const char *path)
-{
-	_cleanup_free_ char *real = basedirs_real_inside(s->real, path, true);
-
-	return real != NULL;
-}
-
-/* Refresh a directory row: stat, and attach its listing again when its
- * stamp changed. */
-static long long dir_listing_id(struct scanner *s, long long id)
-{
-	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
-
-	if (db_prepare(s->db, "SELECT listing_id FROM dir WHERE id = ?1", &q) <
-	    0)
-		return -1;
-	sqlite3_bind_int64(q, 1, id);
-	if (sqlite3_step(q) != SQLITE_ROW ||
-	    sqlite3_column_type(q, 0) == SQLITE_NULL)
-		return -1;
-	return sqlite3_column_int64(q, 0);
-}
-
-/* A directory row that lists nothing (gone, or leading outside): its old
- * names changed. */
-static int dir_detach(struct scanner *s, long long id, long long listing_id,
-		      struct stamp stamp)
-{
-	int r;
-
-	changed_names_of(s, listing_id);
-	sqlite3_bind_null(s->dir_set_listing, 1);
-	sqlite3_bind_int64(s->dir_set_listing, 2, id);
-	r = step_done(s, s->dir_set_listing);
-	if (r < 0)
-		return r;
-	return dir_set_stamp(s, id, stamp);
-}
-
-static int dir_refresh(struct scanner *s, long long id, struct stamp old,
-		       const char *path)
-{
-	long long before = s->changes ? dir_listing_id(s, id) : -1, after;
-	struct stamp now;
-	struct stat st;
-	int r;
-
-	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		if (stamp_eq(old, stamp_missing))
-			return 0;
-		s->stats.changed = true;
-		return dir_detach(s, id, before, stamp_missing);
-	}
-	now = stamp_of(&st);
-	if (stamp_eq(now, old))
-		return 0;
-	s->stats.changed = true;
-	if (!dir_inside(s, path)) {
-		s->stats.problems++;
-		log_warning("'%s' leads outside the icon directories, skipped",
-			    path);
-		return dir_detach(s, id, before, now);
-	}
-	r = dir_attach_listing(s, id, path, &st);
-	if (r < 0)
-		return r;
-	after = s->changes ? dir_listing_id(s, id) : -1;
-	if (before != after) {
-		changed_names_of(s, before);
-		changed_names_of(s, after);
-	}
-	return dir_set_stamp(s, id, now);
-}
 
 static long long theme_id_for(struct scanner *s, const char *name)
 {
@@ -448,14 +72,12 @@ static int base_read(struct scanner *s, long long base_id, const char *base)
 	}
 
 	/* Roots that are gone take their subdirectories with them. */
-	r = db_prepare(s->db,
-		       "SELECT id, path, theme_id FROM dir "
-		       "WHERE basedir_id = ?1 AND kind = ?2",
-		       &roots);
+	r = db_query(s->db, &roots,
+		     "SELECT id, path, theme_id FROM dir "
+		     "WHERE basedir_id = ?1 AND kind = ?2",
+		     "Ii", base_id, DIR_KIND_ROOT);
 	if (r < 0)
 		return r;
-	sqlite3_bind_int64(roots, 1, base_id);
-	sqlite3_bind_int(roots, 2, DIR_KIND_ROOT);
 	while (sqlite3_step(roots) == SQLITE_ROW) {
 		if (g_hash_table_contains(present, db_column_str(roots, 1)))
 			continue;
@@ -508,13 +130,11 @@ static int bases_refresh(struct scanner *s)
 		long long base_id, dir_id;
 		int r;
 
-		r = db_prepare(s->db, "SELECT id FROM basedir WHERE path = ?1",
-			       &q);
+		r = db_query_row(s->db, &q,
+				 "SELECT id FROM basedir WHERE path = ?1", "t",
+				 base);
 		if (r < 0)
-			return r;
-		sqlite3_bind_text(q, 1, base, -1, SQLITE_STATIC);
-		if (sqlite3_step(q) != SQLITE_ROW)
-			return -EIO;
+			return r == -ENOENT ? -EIO : r;
 		base_id = sqlite3_column_int64(q, 0);
 
 		dir_id = dir_row(s, base, base_id, -1, DIR_KIND_BASE, "", &old);
@@ -542,15 +162,14 @@ static int theme_store(struct scanner *s, long long tid, const char *path,
 	g_autofree char *inherits = NULL;
 	int r;
 
-	r = db_prepare(s->db,
-		       "UPDATE theme SET index_path = ?2, index_ino = ?3, "
-		       "index_mtime_ns = ?4, index_size = ?5, "
-		       "display_name = ?6, comment = ?7, example = ?8, "
-		       "inherits = ?9, hidden = ?10, valid = ?11 WHERE id = ?1",
-		       &up);
+	r = db_query(s->db, &up,
+		     "UPDATE theme SET index_path = ?2, index_ino = ?3, "
+		     "index_mtime_ns = ?4, index_size = ?5, "
+		     "display_name = ?6, comment = ?7, example = ?8, "
+		     "inherits = ?9, hidden = ?10, valid = ?11 WHERE id = ?1",
+		     "I", tid);
 	if (r < 0)
 		return r;
-	sqlite3_bind_int64(up, 1, tid);
 	if (path) {
 		sqlite3_bind_text(up, 2, path, -1, SQLITE_STATIC);
 		sqlite3_bind_int64(up, 3, (long long)st->st_ino);
@@ -628,15 +247,12 @@ static int theme_refresh_index(struct scanner *s, long long tid,
 			found = TAKE_PTR(p);
 	}
 
-	r = db_prepare(s->db,
-		       "SELECT index_path, index_ino, index_mtime_ns, "
-		       "index_size FROM theme WHERE id = ?1",
-		       &q);
+	r = db_query_row(s->db, &q,
+			 "SELECT index_path, index_ino, index_mtime_ns, "
+			 "index_size FROM theme WHERE id = ?1",
+			 "I", tid);
 	if (r < 0)
-		return r;
-	sqlite3_bind_int64(q, 1, tid);
-	if (sqlite3_step(q) != SQLITE_ROW)
-		return -EIO;
+		return r == -ENOENT ? -EIO : r;
 	if (!found) {
 		if (sqlite3_column_type(q, 0) == SQLITE_NULL)
 			return 0;
@@ -667,15 +283,13 @@ static int theme_refresh(struct scanner *s, long long tid)
 		g_array_new(FALSE, FALSE, sizeof(long long));
 	int r;
 
-	r = db_prepare(s->db,
-		       "SELECT d.path, d.basedir_id FROM dir d "
-		       "JOIN basedir b ON b.id = d.basedir_id "
-		       "WHERE d.theme_id = ?1 AND d.kind = ?2 ORDER BY b.pos",
-		       &roots);
+	r = db_query(s->db, &roots,
+		     "SELECT d.path, d.basedir_id FROM dir d "
+		     "JOIN basedir b ON b.id = d.basedir_id "
+		     "WHERE d.theme_id = ?1 AND d.kind = ?2 ORDER BY b.pos",
+		     "Ii", tid, DIR_KIND_ROOT);
 	if (r < 0)
 		return r;
-	sqlite3_bind_int64(roots, 1, tid);
-	sqlite3_bind_int(roots, 2, DIR_KIND_ROOT);
 	while (sqlite3_step(roots) == SQLITE_ROW) {
 		long long b = sqlite3_column_int64(roots, 1);
 		g_ptr_array_add(root_paths, g_strdup(db_column_str(roots, 0)));
@@ -697,11 +311,10 @@ static int theme_refresh(struct scanner *s, long long tid)
 	if (sqlite3_changes(s->db) > 0)
 		changed_theme(s);
 
-	r = db_prepare(s->db, "SELECT path FROM subdir WHERE theme_id = ?1",
-		       &subs);
+	r = db_query(s->db, &subs,
+		     "SELECT path FROM subdir WHERE theme_id = ?1", "I", tid);
 	if (r < 0)
 		return r;
-	sqlite3_bind_int64(subs, 1, tid);
 	while (sqlite3_step(subs) == SQLITE_ROW) {
 		const char *rel = db_column_str(subs, 0);
 

@@ -91,6 +91,23 @@ def symlink_farm(dst, themes, with_cache=True):
                 shutil.copy(s, os.path.join(dst, t, e))
 
 
+def svg_square(color="red", height=16):
+    """A 16-px-wide SVG: a rectangle of `color` and `height`."""
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16">'
+            f'<rect width="16" height="{height}" fill="{color}"/></svg>')
+
+
+def scalable_theme(base, name, max_size=512):
+    """Theme `name` under `base` with one Scalable directory, scalable/
+    (Size 16, MinSize 1); returns that directory's path."""
+    d = os.path.join(base, name, "scalable")
+    os.makedirs(d)
+    with open(os.path.join(base, name, "index.theme"), "w") as f:
+        f.write(f"[Icon Theme]\nName={name}\nDirectories=scalable\n\n[scalable]\n"
+                f"Size=16\nType=Scalable\nMinSize=1\nMaxSize={max_size}\n")
+    return d
+
+
 def fill_disk(path):
     """Fill the filesystem holding `path` with one file until it is full.
     Unbuffered writes on a raw fd: ENOSPC is the expected end, and nothing

@@ -101,12 +101,13 @@ static inline void fixture_free(struct fixture *f)
  * icon in the base directory itself. */
 static inline void fixture_themes(struct fixture *f)
 {
-	fixture_write(f, "t/index.theme",
-		      "[Icon Theme]\nName=Tee\nComment=A theme\nInherits=parent\n"
-		      "Directories=16,32,scalable\n\n[16]\nSize=16\nType=Fixed\n\n"
-		      "[32]\nSize=32\nType=Threshold\n\n[scalable]\nSize=48\n"
-		      "Type=Scalable\nMinSize=8\nMaxSize=512\n",
-		      -1);
+	fixture_write(
+		f, "t/index.theme",
+		"[Icon Theme]\nName=Tee\nComment=A theme\nInherits=parent\n"
+		"Directories=16,32,scalable\n\n[16]\nSize=16\nType=Fixed\n\n"
+		"[32]\nSize=32\nType=Threshold\n\n[scalable]\nSize=48\n"
+		"Type=Scalable\nMinSize=8\nMaxSize=512\n",
+		-1);
 	fixture_png(f, "t/16/a.png", 16);
 	fixture_png(f, "t/32/a.png", 32);
 	fixture_write(f, "t/scalable/a.svg", fixture_svg(), -1);

@@ -139,8 +139,7 @@ TEST(budget)
 		long long delta = 0;
 
 		snprintf(path, sizeof(path), "/x/%03d.svg", i);
-		ASSERT_EQ_INT(blob_put(db, &k, 0, buf, sizeof(buf), &delta),
-			      0);
+		ASSERT_EQ_INT(blob_put(db, &k, 0, buf, sizeof(buf), &delta), 0);
 		ASSERT_EQ_INT(delta, sizeof(buf));
 		ASSERT_EQ_INT(blob_touch(db, path, 16, 1000 + i), 0);
 	}

@@ -23,8 +23,8 @@ static int setup(struct ctx *x)
 	fixture_themes(x->f);
 	fixture_write(x->f, "t/scalable/broken.svg", "<svg", -1);
 	return fixture_index(x->f) < 0 ? -1
-	       : content_new(x->f->db_path, x->f->bases, 1, 5000, 1 << 20,
-			     &x->c);
+				       : content_new(x->f->db_path, x->f->bases,
+						     1, 5000, 1 << 20, &x->c);
 }
 
 static void teardown(struct ctx *x)
@@ -83,13 +83,13 @@ TEST(rejected_and_outside)
 
 	ASSERT_EQ_INT(setup(&x), 0);
 	broken = path_of(&x, "t/scalable/broken.svg");
-	ASSERT_EQ_INT(content_resolve(x.c, x.f->db, broken, ICON_EXT_SVG, 24,
-				      &ic),
-		      -EIO);
+	ASSERT_EQ_INT(
+		content_resolve(x.c, x.f->db, broken, ICON_EXT_SVG, 24, &ic),
+		-EIO);
 	ASSERT_EQ_INT(content_sync(x.c, 5000), 0);
-	ASSERT_EQ_INT(content_resolve(x.c, x.f->db, broken, ICON_EXT_SVG, 24,
-				      &ic),
-		      -EIO);
+	ASSERT_EQ_INT(
+		content_resolve(x.c, x.f->db, broken, ICON_EXT_SVG, 24, &ic),
+		-EIO);
 	/* the verdict is remembered: one render for two requests */
 	ASSERT_EQ_INT(content_counters(x.c)->render_failures, 1);
 

@@ -73,9 +73,9 @@ TEST(lists)
 		      0);
 	ASSERT_EQ_STR(name, "Tee");
 	ASSERT_EQ_STR(comment, "A theme");
-	ASSERT_EQ_INT(lookup_theme_info(f->l, "nope", &name, &comment,
-					&example),
-		      -ENOENT);
+	ASSERT_EQ_INT(
+		lookup_theme_info(f->l, "nope", &name, &comment, &example),
+		-ENOENT);
 	fixture_free(f);
 }
 

@@ -60,34 +60,42 @@ TEST(square_svg)
 	free(px);
 }
 
-TEST(wide_svg)
+/* Pictures that are not square keep their aspect, centered, with
+ * transparent padding: the alpha at a few points of each. */
+TEST(aspect_kept)
 {
-	unsigned char *px = NULL;
-	const char *svg = "<svg xmlns='http://www.w3.org/2000/svg' "
-			  "viewBox='0 0 200 100'><rect width='200' "
-			  "height='100' fill='blue'/></svg>";
+	static const char wide[] =
+		"<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 200 100'>"
+		"<rect width='200' height='100' fill='blue'/></svg>";
+	static const char tall[] =
+		"<svg xmlns='http://www.w3.org/2000/svg' width='10' "
+		"height='40'>"
+		"<rect width='10' height='40' fill='green'/></svg>";
+	/* x, y, alpha: the wide one is 64x32 centered in 64 (rows 0-15 and
+	 * 48-63 transparent), the tall one 10x40 in 40 */
+	static const struct {
+		const char *svg;
+		unsigned px;
+		unsigned points[4 * 3];
+	} cases[] = {
+		{ wide, 64, { 32, 2, 0, 32, 32, 255, 0, 32, 255, 32, 61, 0 } },
+		{ tall, 40, { 2, 20, 0, 20, 20, 255, 37, 20, 0, 20, 0, 255 } },
+	};
 
-	ASSERT_EQ_INT(render_svg(svg, 64, &px), 0);
-	/* 64x32 picture centered: rows 0-15 and 48-63 transparent */
-	ASSERT_EQ_INT(alpha_at(px, 64, 32, 2), 0);
-	ASSERT_EQ_INT(alpha_at(px, 64, 32, 32), 255);
-	ASSERT_EQ_INT(alpha_at(px, 64, 0, 32), 255);
-	ASSERT_EQ_INT(alpha_at(px, 64, 32, 61), 0);
-	free(px);
-}
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		unsigned char *px = NULL;
 
-TEST(tall_svg)
-{
-	unsigned char *px = NULL;
-	const char *svg = "<svg xmlns='http://www.w3.org/2000/svg' width='10' "
-			  "height='40'><rect width='10' height='40' "
-			  "fill='green'/></svg>";
+		ASSERT_EQ_INT(render_svg(cases[i].svg, cases[i].px, &px), 0);
+		for (size_t j = 0; j < 4; j++) {
+			const unsigned *p = &cases[i].points[3 * j];
+			int a = alpha_at(px, cases[i].px, p[0], p[1]);
 
-	ASSERT_EQ_INT(render_svg(svg, 40, &px), 0);
-	ASSERT_EQ_INT(alpha_at(px, 40, 2, 20), 0);
-	ASSERT_EQ_INT(alpha_at(px, 40, 20, 20), 255);
-	ASSERT_EQ_INT(alpha_at(px, 40, 37, 20), 0);
-	free(px);
+			if (a != (int)p[2])
+				free(px);
+			ASSERT_EQ_INT(a, p[2]);
+		}
+		free(px);
+	}
 }
 
 TEST(png_resample)
@@ -103,7 +111,8 @@ TEST(png_resample)
 	ASSERT_EQ_INT(raster_png_size(src, src_len, &w, &h), 0);
 	ASSERT_EQ_INT(w, 8);
 	ASSERT_EQ_INT(
-		raster_render(src, src_len, ICON_EXT_PNG, 24, &out, &out_len), 0);
+		raster_render(src, src_len, ICON_EXT_PNG, 24, &out, &out_len),
+		0);
 	px = decode(out, out_len, &w, &h);
 	ASSERT_TRUE(px);
 	ASSERT_EQ_INT(w, 24);
@@ -157,13 +166,13 @@ TEST(refused_svgs)
 	size_t len;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		ASSERT_EQ_INT(raster_render(bad[i], strlen(bad[i]), ICON_EXT_SVG,
-					    16, &out, &len),
+		ASSERT_EQ_INT(raster_render(bad[i], strlen(bad[i]),
+					    ICON_EXT_SVG, 16, &out, &len),
 			      -EINVAL);
-	ASSERT_EQ_INT(raster_render(ok, strlen(ok), ICON_EXT_SVG, 16, &out, &len),
-		      0);
+	ASSERT_EQ_INT(
+		raster_render(ok, strlen(ok), ICON_EXT_SVG, 16, &out, &len), 0);
 	free(out);
 }
 
-TEST_MAIN(TEST_CASE(square_svg), TEST_CASE(refused_svgs), TEST_CASE(wide_svg),
-	  TEST_CASE(tall_svg), TEST_CASE(png_resample), TEST_CASE(bad_input))
+TEST_MAIN(TEST_CASE(square_svg), TEST_CASE(refused_svgs),
+	  TEST_CASE(aspect_kept), TEST_CASE(png_resample), TEST_CASE(bad_input))

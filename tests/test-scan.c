@@ -44,9 +44,10 @@ TEST(refresh)
 
 	later();
 	index = g_build_filename(f->base, "t", "index.theme", NULL);
-	fixture_write(f, "t/index.theme",
-		      "[Icon Theme]\nName=Tee\nDirectories=16\n\n[16]\nSize=16\n",
-		      -1);
+	fixture_write(
+		f, "t/index.theme",
+		"[Icon Theme]\nName=Tee\nDirectories=16\n\n[16]\nSize=16\n",
+		-1);
 	ASSERT_EQ_INT(scan_refresh(f->db, f->bases, 0, &st, &ch), 0);
 	ASSERT_TRUE(ch.themes);
 	fixture_free(f);

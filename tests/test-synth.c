@@ -28,10 +28,10 @@ TEST(index_theme)
 	/* the standard ten and the chain's own: 16 and 64 are standard,
 	 * 48 (parent) too: ten in all */
 	ASSERT_EQ_INT(sizes->len, 10);
-	ASSERT_EQ_INT(synth_index_theme(s, f->l, "t", &text), 0);
-	ASSERT_TRUE(g_key_file_load_from_data(
-		kf, g_bytes_get_data(text, NULL), g_bytes_get_size(text),
-		G_KEY_FILE_NONE, NULL));
+	ASSERT_EQ_INT(synth_file(s, f->l, "t", SYNTH_INDEX_THEME, &text), 0);
+	ASSERT_TRUE(g_key_file_load_from_data(kf, g_bytes_get_data(text, NULL),
+					      g_bytes_get_size(text),
+					      G_KEY_FILE_NONE, NULL));
 	comment = g_key_file_get_string(kf, "Icon Theme", "Comment", NULL);
 	ASSERT_EQ_STR(comment, "one\n[Injected]\nX=1");
 	ASSERT_TRUE(!g_key_file_has_group(kf, "Injected"));
@@ -58,18 +58,18 @@ TEST(cache_and_generation)
 	ASSERT_EQ_INT(names->len, 5);
 	ASSERT_EQ_INT(synth_names(s, f->l, "t", true, &svg), 0);
 	ASSERT_EQ_INT(svg->len, 2); /* a and b-symbolic resolve to SVGs */
-	ASSERT_EQ_INT(synth_icon_cache(s, f->l, "t", &a), 0);
+	ASSERT_EQ_INT(synth_file(s, f->l, "t", SYNTH_ICON_CACHE, &a), 0);
 	d = g_bytes_get_data(a, NULL);
 	ASSERT_TRUE(g_bytes_get_size(a) > 12);
 	ASSERT_EQ_INT(d[0] << 8 | d[1], 1); /* major version */
 	ASSERT_EQ_INT(d[2] << 8 | d[3], 0); /* minor version */
 	/* kept: the same bytes again */
-	ASSERT_EQ_INT(synth_icon_cache(s, f->l, "t", &b), 0);
+	ASSERT_EQ_INT(synth_file(s, f->l, "t", SYNTH_ICON_CACHE, &b), 0);
 	ASSERT_TRUE(a == b);
 	/* after the index changed: built again */
 	synth_invalidate(s);
 	ASSERT_EQ_INT(synth_generation(s), 1);
-	ASSERT_EQ_INT(synth_icon_cache(s, f->l, "t", &c), 0);
+	ASSERT_EQ_INT(synth_file(s, f->l, "t", SYNTH_ICON_CACHE, &c), 0);
 	ASSERT_TRUE(c != a && g_bytes_equal(a, c));
 	synth_free(s);
 	fixture_free(f);

@@ -9,6 +9,22 @@
 #include "test.h"
 #include "tree.h"
 
+static unsigned nodes_held(struct tree *t)
+{
+	unsigned nodes, negatives;
+
+	tree_held(t, &nodes, &negatives);
+	return nodes;
+}
+
+static unsigned negatives_held(struct tree *t)
+{
+	unsigned nodes, negatives;
+
+	tree_held(t, &nodes, &negatives);
+	return negatives;
+}
+
 struct ctx {
 	struct fixture *f;
 	struct content *content;
@@ -71,16 +87,16 @@ TEST(names)
 			   &timeout),
 		      0);
 	/* symbolic icons only as SVG under icons/ */
-	ASSERT_EQ_INT(walk(&c, "icons/t/16x16/b-symbolic.png", &ino, &st,
-			   &timeout),
-		      -ENOENT);
+	ASSERT_EQ_INT(
+		walk(&c, "icons/t/16x16/b-symbolic.png", &ino, &st, &timeout),
+		-ENOENT);
 	ASSERT_EQ_INT(timeout, TREE_TIMEOUT);
 	/* one name per directory */
 	ASSERT_EQ_INT(walk(&c, "48@1", &ino, &st, &timeout), -ENOENT);
 	ASSERT_EQ_INT(walk(&c, "icons/t/16x16@1", &ino, &st, &timeout),
 		      -ENOENT);
 	ASSERT_EQ_INT(walk(&c, "icons/nope", &ino, &st, &timeout), -ENOENT);
-	ASSERT_EQ_INT(tree_negative_count(c.tree), 4);
+	ASSERT_EQ_INT(negatives_held(c.tree), 4);
 	ASSERT_EQ_INT(walk(&c, "icons/t/index.theme", &ino, &st, &timeout), 0);
 	ASSERT_TRUE(st.st_size > 100);
 	teardown(&c);
@@ -107,15 +123,15 @@ TEST(inos_and_forget)
 	tree_number(c.tree, &dir, names, inos);
 	ASSERT_EQ_INT(g_array_index(inos, uint64_t, 0), dir_ino);
 	/* numbered before it is looked up, the same after */
-	before = tree_node_count(c.tree);
+	before = nodes_held(c.tree);
 	ASSERT_EQ_INT(tree_lookup(c.tree, &c.x, dir_ino, "a.png", &a_ino, &st,
 				  &timeout),
 		      0);
 	ASSERT_EQ_INT(g_array_index(inos, uint64_t, 2), a_ino);
-	ASSERT_EQ_INT(tree_node_count(c.tree), before + 1);
+	ASSERT_EQ_INT(nodes_held(c.tree), before + 1);
 	ASSERT_EQ_INT(tree_getattr(c.tree, a_ino, &st), 0);
 	tree_forget(c.tree, a_ino, 1);
-	ASSERT_EQ_INT(tree_node_count(c.tree), before);
+	ASSERT_EQ_INT(nodes_held(c.tree), before);
 	ASSERT_EQ_INT(tree_getattr(c.tree, a_ino, &st), -ESTALE);
 	tree_node_clear(&dir);
 	teardown(&c);
@@ -137,26 +153,26 @@ TEST(invalidations)
 	ASSERT_EQ_INT(walk(&c, "icons/t/16x16/a.png", &ino, &st, &timeout), 0);
 	ASSERT_EQ_INT(walk(&c, "icons/t/16x16/gone.png", &ino, &st, &timeout),
 		      -ENOENT);
-	ASSERT_EQ_INT(walk(&c, "icons/t/16x16/other.png", &ino, &st,
-			   &timeout),
+	ASSERT_EQ_INT(walk(&c, "icons/t/16x16/other.png", &ino, &st, &timeout),
 		      -ENOENT);
 	g_hash_table_add(names, "a");
 	g_hash_table_add(names, "gone");
 	tree_collect_invalidations(c.tree, names, false, now, out);
 	for (unsigned i = 0; i < out->len; i++) {
-		struct tree_inval *v = &g_array_index(out, struct tree_inval, i);
+		struct tree_inval *v =
+			&g_array_index(out, struct tree_inval, i);
 		a_entry |= v->name && streq(v->name, "a.png");
 	}
 	ASSERT_TRUE(a_entry);
 	/* the named miss went, the other is still held */
-	ASSERT_EQ_INT(tree_negative_count(c.tree), 1);
+	ASSERT_EQ_INT(negatives_held(c.tree), 1);
 	/* icons, t and 16x16 an inode each, a.png its inode and entry, the
 	 * named miss its entry, and the root */
 	ASSERT_EQ_INT(out->len, 3 + 2 + 1 + 1);
 	ASSERT_EQ_INT(synth_generation(c.synth), 1);
 	tree_inval_clear(out);
 	tree_collect_invalidations(c.tree, names, true, now, out);
-	ASSERT_EQ_INT(tree_negative_count(c.tree), 0);
+	ASSERT_EQ_INT(negatives_held(c.tree), 0);
 	tree_inval_clear(out);
 	teardown(&c);
 }

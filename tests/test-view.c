@@ -5,49 +5,65 @@
 #include "test.h"
 #include "view.h"
 
+/* One row per name: what the parser gives (0 with size and scale, or an
+ * error). */
+struct dir_case {
+	const char *name;
+	int r, size, scale;
+};
+
+static bool dir_cases_hold(int (*parse)(const char *, int *, int *),
+			   const struct dir_case *cases, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		int size = 0, scale = 0,
+		    r = parse(cases[i].name, &size, &scale);
+
+		if (r != cases[i].r || (r == 0 && (size != cases[i].size ||
+						   scale != cases[i].scale))) {
+			printf("# '%s': %d %dx%d\n", cases[i].name, r, size,
+			       scale);
+			return false;
+		}
+	}
+	return true;
+}
+
 TEST(flat_dirs)
 {
-	int size, scale;
+	static const struct dir_case cases[] = {
+		{ "48", 0, 48, 1 },
+		{ "1024@3", 0, 1024, 3 },
+		{ "1", 0, 1, 1 },
+		{ "0", -ENOENT },
+		{ "1025", -ENOENT },
+		{ "048", -ENOENT },
+		{ "abc", -ENOENT },
+		{ "48@9", -ENOENT },
+		{ "48@", -ENOENT },
+		/* one canonical name per directory */
+		{ "48@1", -ENOENT },
+		{ "48@0", -ENOENT },
+		{ "-48", -ENOENT },
+		{ "99999999999999999999", -ENOENT },
+		{ "", -ENOENT },
+	};
 
-	ASSERT_EQ_INT(view_parse_flat_dir("48", &size, &scale), 0);
-	ASSERT_EQ_INT(size, 48);
-	ASSERT_EQ_INT(scale, 1);
-	ASSERT_EQ_INT(view_parse_flat_dir("1024@3", &size, &scale), 0);
-	ASSERT_EQ_INT(size, 1024);
-	ASSERT_EQ_INT(scale, 3);
-	ASSERT_EQ_INT(view_parse_flat_dir("1", &size, &scale), 0);
-	ASSERT_EQ_INT(view_parse_flat_dir("0", &size, &scale), -ENOENT);
-	ASSERT_EQ_INT(view_parse_flat_dir("1025", &size, &scale), -ENOENT);
-	ASSERT_EQ_INT(view_parse_flat_dir("048", &size, &scale), -ENOENT);
-	ASSERT_EQ_INT(view_parse_flat_dir("abc", &size, &scale), -ENOENT);
-	ASSERT_EQ_INT(view_parse_flat_dir("48@9", &size, &scale), -ENOENT);
-	ASSERT_EQ_INT(view_parse_flat_dir("48@", &size, &scale), -ENOENT);
-	/* one canonical name per directory */
-	ASSERT_EQ_INT(view_parse_flat_dir("48@1", &size, &scale), -ENOENT);
-	ASSERT_EQ_INT(view_parse_flat_dir("48@0", &size, &scale), -ENOENT);
-	ASSERT_EQ_INT(view_parse_flat_dir("-48", &size, &scale), -ENOENT);
-	ASSERT_EQ_INT(
-		view_parse_flat_dir("99999999999999999999", &size, &scale),
-		-ENOENT);
-	ASSERT_EQ_INT(view_parse_flat_dir("", &size, &scale), -ENOENT);
+	ASSERT_TRUE(
+		dir_cases_hold(view_parse_flat_dir, cases, ELEMENTSOF(cases)));
 }
 
 TEST(theme_dirs)
 {
-	int size, scale;
+	static const struct dir_case cases[] = {
+		{ "48x48", 0, 48, 1 },	{ "16x16@2", 0, 16, 2 },
+		{ "16x16@1", -ENOENT }, { "16x16@3", -ENOENT },
+		{ "16x32", -ENOENT },	{ "16", -ENOENT },
+		{ "0x0", -ENOENT },	{ "2048x2048", -ENOENT },
+	};
 
-	ASSERT_EQ_INT(view_parse_theme_dir("48x48", &size, &scale), 0);
-	ASSERT_EQ_INT(size, 48);
-	ASSERT_EQ_INT(scale, 1);
-	ASSERT_EQ_INT(view_parse_theme_dir("16x16@2", &size, &scale), 0);
-	ASSERT_EQ_INT(scale, 2);
-	ASSERT_EQ_INT(view_parse_theme_dir("16x16@1", &size, &scale), -ENOENT);
-	ASSERT_EQ_INT(view_parse_theme_dir("16x16@3", &size, &scale), -ENOENT);
-	ASSERT_EQ_INT(view_parse_theme_dir("16x32", &size, &scale), -ENOENT);
-	ASSERT_EQ_INT(view_parse_theme_dir("16", &size, &scale), -ENOENT);
-	ASSERT_EQ_INT(view_parse_theme_dir("0x0", &size, &scale), -ENOENT);
-	ASSERT_EQ_INT(view_parse_theme_dir("2048x2048", &size, &scale),
-		      -ENOENT);
+	ASSERT_TRUE(
+		dir_cases_hold(view_parse_theme_dir, cases, ELEMENTSOF(cases)));
 }
 
 TEST(icon_files)

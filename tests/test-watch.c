@@ -18,8 +18,8 @@ TEST(failed_start_keeps_fd0)
 	struct synth *s = NULL;
 	struct tree *t = NULL;
 	struct watch *w = NULL;
-	g_autofree char *missing = g_build_filename(f->dir, "no", "index",
-						    NULL);
+	g_autofree char *missing =
+		g_build_filename(f->dir, "no", "index", NULL);
 
 	fixture_themes(f);
 	ASSERT_EQ_INT(fixture_index(f), 0);

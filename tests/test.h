@@ -7,41 +7,41 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <stdbool.h>
+
+#include "macro.h"
+
 static int test_failed;
 
 #define TEST(name) static void test_##name(void)
 
-#define ASSERT_TRUE(c)                                                       \
-	do {                                                                 \
-		if (!(c)) {                                                  \
-			printf("# %s:%d: %s is false\n", __FILE__, __LINE__, \
-			       #c);                                          \
-			test_failed = 1;                                     \
-			return;                                              \
-		}                                                            \
+/* Report a failed assertion with file:line and end the test. */
+#define TEST_FAIL(fmt, ...)                                                    \
+	do {                                                                   \
+		printf("# %s:%d: " fmt "\n", __FILE__, __LINE__, __VA_ARGS__); \
+		test_failed = 1;                                               \
+		return;                                                        \
 	} while (0)
 
-#define ASSERT_EQ_INT(a, b)                                            \
-	do {                                                           \
-		long long _a = (a), _b = (b);                          \
-		if (_a != _b) {                                        \
-			printf("# %s:%d: %s == %lld, expected %lld\n", \
-			       __FILE__, __LINE__, #a, _a, _b);        \
-			test_failed = 1;                               \
-			return;                                        \
-		}                                                      \
+#define ASSERT_TRUE(c)                                \
+	do {                                          \
+		if (!(c))                             \
+			TEST_FAIL("%s is false", #c); \
+	} while (0)
+
+#define ASSERT_EQ_INT(a, b)                                                 \
+	do {                                                                \
+		long long _a = (a), _b = (b);                               \
+		if (_a != _b)                                               \
+			TEST_FAIL("%s == %lld, expected %lld", #a, _a, _b); \
 	} while (0)
 
 #define ASSERT_EQ_STR(a, b)                                                \
 	do {                                                               \
 		const char *_a = (a), *_b = (b);                           \
-		if (!_a || !_b || strcmp(_a, _b) != 0) {                   \
-			printf("# %s:%d: %s == \"%s\", expected \"%s\"\n", \
-			       __FILE__, __LINE__, #a, _a ? _a : "(null)", \
-			       _b ? _b : "(null)");                        \
-			test_failed = 1;                                   \
-			return;                                            \
-		}                                                          \
+		if (!_a || !_b || strcmp(_a, _b) != 0)                     \
+			TEST_FAIL("%s == \"%s\", expected \"%s\"", #a,     \
+				  _a ? _a : "(null)", _b ? _b : "(null)"); \
 	} while (0)
 
 struct test_case {
@@ -73,9 +73,9 @@ static inline int test_run(const struct test_case *cases, size_t n)
 #define TEST_CASES(name, ...) \
 	static const struct test_case name[] = { __VA_ARGS__ }
 
-#define TEST_MAIN(...)                                                  \
-	int main(void)                                                  \
-	{                                                               \
-		TEST_CASES(cases, __VA_ARGS__);                         \
+#define TEST_MAIN(...)                                                    \
+	int main(void)                                                    \
+	{                                                                 \
+		TEST_CASES(cases, __VA_ARGS__);                           \
 		return test_run(cases, sizeof(cases) / sizeof(cases[0])); \
 	}

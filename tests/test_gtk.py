@@ -9,8 +9,8 @@ import subprocess
 import tempfile
 import time
 
-from common import (REAL_BASES, check, check_eq, counters, finish, mounted,
-                    need_theme, shared_db, skip)
+from common import (REAL_BASES, check, check_eq, counters, finish, mounted, scalable_theme,
+                    need_theme, shared_db, skip, svg_square)
 
 need_theme("Papirus", "breeze", "Adwaita")
 PY = "/usr/bin/python3"
@@ -140,12 +140,8 @@ if os.path.exists(os.path.join(shots, "shot-mount.png")):
 # new icon after its 5-second recheck.
 with tempfile.TemporaryDirectory() as tmp:
     base = os.path.join(tmp, "icons")
-    os.makedirs(os.path.join(base, "watchme", "scalable"))
-    with open(os.path.join(base, "watchme", "index.theme"), "w") as f:
-        f.write("[Icon Theme]\nName=W\nDirectories=scalable\n\n[scalable]\nSize=16\n"
-                "Type=Scalable\nMinSize=1\nMaxSize=256\n")
-    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16">'
-           '<rect width="16" height="16" fill="red"/></svg>')
+    scalable_theme(base, "watchme", max_size=256)
+    svg = svg_square()
     with open(os.path.join(base, "watchme", "scalable", "old.svg"), "w") as f:
         f.write(svg)
     with mounted(os.path.join(tmp, "db.sqlite"), base, theme="watchme") as mnt:

@@ -13,7 +13,7 @@ import threading
 import time
 
 from common import (REAL_BASES, check, check_eq, counters, finish, is_symbolic, lookup_batch,
-                    mounted, need_theme, png_size, shared_db)
+                    mounted, need_theme, png_size, scalable_theme, shared_db, svg_square)
 
 SECONDS = float(os.environ.get("SOAK_SECONDS", "60"))
 THEMES = ["Papirus", "breeze", "Adwaita"]
@@ -24,12 +24,7 @@ rng = random.Random(7)
 tmp = tempfile.mkdtemp(prefix="iconfs-soak-")
 try:
     churn = os.path.join(tmp, "icons")
-    os.makedirs(os.path.join(churn, "churn", "scalable"))
-    with open(os.path.join(churn, "churn", "index.theme"), "w") as f:
-        f.write("[Icon Theme]\nName=Churn\nDirectories=scalable\n\n[scalable]\nSize=16\n"
-                "Type=Scalable\nMinSize=1\nMaxSize=512\n")
-    svg = ('<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16">'
-           '<rect width="16" height="{0}" fill="red"/></svg>')
+    scalable_theme(churn, "churn")
     bases = f"{churn}:{REAL_BASES}"
     db = os.path.join(tmp, "index.sqlite")
 
@@ -109,7 +104,7 @@ try:
                 else:
                     h = h % 16 + 1
                     with open(p + ".tmp", "w") as f:
-                        f.write(svg.format(h))
+                        f.write(svg_square(height=h))
                     os.rename(p + ".tmp", p)
                 with lock:
                     ops["churn"] += 1
