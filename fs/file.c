@@ -77,3 +77,18 @@ void file_free(struct file *f)
 		g_bytes_unref(f->data);
 	g_free(f);
 }
+
+ssize_t file_pread(struct tree *t, struct tree_ctx *x, uint64_t ino, void *buf,
+		   size_t size, off_t off)
+{
+	struct file *f = NULL;
+	ssize_t n;
+	int r;
+
+	r = file_open(t, x, ino, &f);
+	if (r < 0)
+		return r;
+	n = file_read(f, buf, size, off);
+	file_free(f);
+	return n;
+}

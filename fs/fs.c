@@ -37,6 +37,7 @@ struct fs {
 	struct content *content;
 	struct synth *synth;
 	pthread_key_t ctx_key;
+	bool no_open; /* the kernel reads files without opening them */
 };
 
 static struct fs *fs_of(fuse_req_t req)
@@ -251,6 +252,14 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, EROFS);
 		return;
 	}
+	/* Where the kernel can do without OPEN (and RELEASE), it is told so
+	 * once and keeps every file's pages until the tree invalidates them:
+	 * an icon read again costs no request at all. Reads then come by
+	 * inode alone. */
+	if (fs->no_open) {
+		fuse_reply_err(req, ENOSYS);
+		return;
+	}
 	r = x ? file_open(fs->tree, x, ino, &f) : -EIO;
 	if (r < 0) {
 		fuse_reply_err(req, -r);
@@ -265,13 +274,19 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
+	struct fs *fs = fs_of(req);
 	struct file *f = (struct file *)(uintptr_t)fi->fh;
 	g_autofree char *buf = g_malloc(size ? size : 1);
+	struct tree_ctx *x;
 	ssize_t n;
 
-	(void)ino;
-	atomic_fetch_add(&tree_counters(fs_of(req)->tree)->reads, 1);
-	n = file_read(f, buf, size, off);
+	atomic_fetch_add(&tree_counters(fs->tree)->reads, 1);
+	if (f)
+		n = file_read(f, buf, size, off);
+	else if ((x = fs_ctx(fs)))
+		n = file_pread(fs->tree, x, ino, buf, size, off);
+	else
+		n = -EIO;
 	if (n < 0)
 		fuse_reply_err(req, (int)-n);
 	else
@@ -436,7 +451,12 @@ static void fs_fallocate(fuse_req_t req, fuse_ino_t ino, int mode, off_t offset,
 
 static void fs_init(void *userdata, struct fuse_conn_info *conn)
 {
-	(void)userdata;
+	struct fs *fs = userdata;
+
+	if (conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) {
+		conn->want |= FUSE_CAP_NO_OPEN_SUPPORT;
+		fs->no_open = true;
+	}
 	/* Directory listings are cached by the kernel (cache_readdir); let
 	 * readdirplus be used adaptively. */
 	if (conn->capable & FUSE_CAP_READDIRPLUS_AUTO)

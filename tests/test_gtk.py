@@ -54,19 +54,17 @@ with mounted(db, REAL_BASES, theme="Papirus") as mnt:
         check_eq((dims, red), ("16x16", "red"), f"gtk3 {name} loads and recolours")
 
     # Qt 5 does not say which file it read: first with the mount alone (so
-    # it can only find the icons there), then prepended, counting opens.
+    # it can only find the icons there), then prepended, counting reads of
+    # a size nobody read yet (the kernel answers the rest from its caches).
     # (Qt takes its search path from the platform theme: xcb under Xvfb.)
     for theme, names in SAMPLES.items():
-        before = counters(mnt)["opens"]
         rows = client("qt5", theme, 48, names, mnt)
         for name, found, dims in rows:
             check_eq((found, dims), ("found", "48x48"), f"qt5 {theme} {name} through the mount")
-        check(counters(mnt)["opens"] > before, f"qt5 {theme} opened files of the mount")
-        before = counters(mnt)["opens"] + counters(mnt)["lookups"]
+        before = counters(mnt)["reads"]
         rows = client("qt5", theme, 32, names[:2], data_dirs)
         check(all(r[1] == "found" and r[2] == "32x32" for r in rows), f"qt5 {theme} prepended")
-        check(counters(mnt)["opens"] + counters(mnt)["lookups"] > before,
-              f"qt5 {theme} prepended reads the mount")
+        check(counters(mnt)["reads"] > before, f"qt5 {theme} prepended reads the mount")
     # GTK reads the synthesized icon-theme.cache and no size directory
     if shutil.which("strace"):
         env = dict(os.environ, XDG_DATA_DIRS=data_dirs)
