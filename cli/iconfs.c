@@ -15,6 +15,7 @@
 #include "log.h"
 #include "lookup.h"
 #include "render.h"
+#include "synth.h"
 #include "index.h"
 
 struct command {
@@ -51,14 +52,30 @@ static char *default_mountpoint(const struct cli_options *o)
 			     : basedirs_default_mountpoint();
 }
 
+/* `iconfs index`: refresh, then store the synthesized files of the default
+ * theme, hicolor and the themes in use, so that the next mount serves them
+ * at once. */
 static int cmd_index(struct cli_options *o)
 {
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	_cleanup_(lookup_freep) struct lookup *l = NULL;
 	g_autofree char *mnt = default_mountpoint(o);
+	g_autofree char *theme = basedirs_default_theme(o->theme);
+	const char *themes[] = { theme, "hicolor", NULL };
+	struct synth *s = NULL;
+	int r;
 
-	return cli_index(o, mnt, INDEX_PROGRESS | INDEX_CHECK, &db, NULL) < 0
-		       ? 1
-		       : 0;
+	r = cli_index(o, mnt, INDEX_PROGRESS | INDEX_CHECK, &db, NULL);
+	if (r >= 0)
+		r = lookup_new(db, &l);
+	if (r >= 0)
+		r = synth_new(&s);
+	if (r >= 0)
+		r = synth_store(s, l, db, themes, -1);
+	if (r < 0)
+		log_warning_errno(r, "cannot store synthesized files: %m");
+	synth_free(s);
+	return r < 0 ? 1 : 0;
 }
 
 static int parse_int(const char *s, int min, int max, int *ret)

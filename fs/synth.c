@@ -1,10 +1,13 @@
 /* Synthesized files and name lists; see synth.h. */
 #include <errno.h>
 #include <pthread.h>
+#include <string.h>
 
+#include "db.h"
 #include "iconcache.h"
 #include "index.h"
 #include "synth.h"
+#include "time-util.h"
 #include "view.h"
 
 struct synth {
@@ -12,18 +15,31 @@ struct synth {
 	uint64_t generation; /* lock */
 	/* "kind:theme" → struct cached built in `generation`; lock */
 	GHashTable *cache;
+	/* themes built here that the index does not hold yet; lock */
+	GHashTable *unstored;
 };
 
-/* A built object with its reference counting (GBytes, GPtrArray). */
-struct cached {
-	gpointer value;
+typedef int (*build_fn)(struct synth *s, struct lookup *l, const char *theme,
+			gpointer *ret);
+
+/* One kind of object: how it is built, counted and stored in the index. */
+struct kind {
+	const char *name;
+	build_fn build;
 	gpointer (*ref)(gpointer);
 	GDestroyNotify unref;
+	GBytes *(*pack)(gpointer value);
+	gpointer (*unpack)(GBytes *data);
+};
+
+struct cached {
+	gpointer value;
+	const struct kind *kind;
 };
 
 static void cached_free(struct cached *c)
 {
-	c->unref(c->value);
+	c->kind->unref(c->value);
 	g_free(c);
 }
 
@@ -34,6 +50,8 @@ int synth_new(struct synth **ret)
 	pthread_mutex_init(&s->lock, NULL);
 	s->cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 					 (GDestroyNotify)cached_free);
+	s->unstored =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	*ret = s;
 	return 0;
 }
@@ -43,6 +61,7 @@ struct synth *synth_free(struct synth *s)
 	if (!s)
 		return NULL;
 	g_hash_table_destroy(s->cache);
+	g_hash_table_destroy(s->unstored);
 	pthread_mutex_destroy(&s->lock);
 	g_free(s);
 	return NULL;
@@ -66,41 +85,62 @@ void synth_invalidate(struct synth *s)
 	pthread_mutex_unlock(&s->lock);
 }
 
-typedef int (*build_fn)(struct synth *s, struct lookup *l, const char *theme,
-			gpointer *ret);
-
-/* The object `kind` of `theme`: cached, or built and kept when the index
- * did not change meanwhile. */
-static int synth_get(struct synth *s, struct lookup *l, const char *kind,
-		     const char *theme, build_fn build,
-		     gpointer (*ref)(gpointer), GDestroyNotify unref,
-		     gpointer *ret)
+/* The stored object of `kind` for `theme`, when it was built from the index
+ * as it is now. */
+static gpointer stored_get(struct lookup *l, const struct kind *kind,
+			   const char *theme)
 {
-	g_autofree char *key = g_strconcat(kind, ":", theme, NULL);
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	g_autoptr(GBytes) data = NULL;
+
+	if (db_query_row(
+		    lookup_db(l), &q,
+		    "SELECT data FROM synth WHERE theme = ?1 AND kind = ?2 "
+		    "AND generation = (SELECT value FROM meta "
+		    "WHERE key = 'generation')",
+		    "tt", theme, kind->name) < 0)
+		return NULL;
+	data = g_bytes_new(sqlite3_column_blob(q, 0),
+			   (gsize)sqlite3_column_bytes(q, 0));
+	return kind->unpack(data);
+}
+
+/* The object `kind` of `theme`: cached, stored in the index, or built
+ * (and then kept when the index did not change meanwhile). */
+static int synth_get(struct synth *s, struct lookup *l, const struct kind *kind,
+		     const char *theme, gpointer *ret)
+{
+	g_autofree char *key = g_strconcat(kind->name, ":", theme, NULL);
 	struct cached *c;
 	gpointer value = NULL;
 	uint64_t gen;
-	int r;
+	bool built;
+	int r = 0;
 
 	pthread_mutex_lock(&s->lock);
 	gen = s->generation;
 	c = g_hash_table_lookup(s->cache, key);
 	if (c)
-		value = c->ref(c->value);
+		value = kind->ref(c->value);
 	pthread_mutex_unlock(&s->lock);
 	if (value) {
 		*ret = value;
 		return 0;
 	}
-	r = build(s, l, theme, &value);
+	value = stored_get(l, kind, theme);
+	built = !value;
+	if (built)
+		r = kind->build(s, l, theme, &value);
 	if (r < 0)
 		return r;
 	pthread_mutex_lock(&s->lock);
 	if (s->generation == gen) {
 		c = g_new0(struct cached, 1);
-		*c = (struct cached){ ref(value), ref, unref };
+		*c = (struct cached){ kind->ref(value), kind };
 		g_hash_table_replace(s->cache, g_steal_pointer(&key), c);
 	}
+	if (built)
+		g_hash_table_add(s->unstored, g_strdup(theme));
 	pthread_mutex_unlock(&s->lock);
 	*ret = value;
 	return 0;
@@ -171,13 +211,76 @@ static int build_svg_names(struct synth *s, struct lookup *l, const char *theme,
 	return 0;
 }
 
+/* Name lists are stored as the names joined by NUL bytes. */
+static GBytes *names_pack(gpointer value)
+{
+	GPtrArray *names = value;
+	GByteArray *out = g_byte_array_new();
+
+	for (unsigned i = 0; i < names->len; i++)
+		g_byte_array_append(out, names->pdata[i],
+				    (guint)strlen(names->pdata[i]) + 1);
+	return g_byte_array_free_to_bytes(out);
+}
+
+static gpointer names_unpack(GBytes *data)
+{
+	gsize len;
+	const char *p = g_bytes_get_data(data, &len), *end = p + len;
+	GPtrArray *names = g_ptr_array_new_with_free_func(g_free);
+
+	while (p < end) {
+		const char *nul = memchr(p, '\0', end - p);
+
+		if (!nul)
+			break;
+		g_ptr_array_add(names, g_strndup(p, nul - p));
+		p = nul + 1;
+	}
+	return names;
+}
+
+static GBytes *bytes_pack(gpointer value)
+{
+	return g_bytes_ref(value);
+}
+
+static gpointer bytes_unpack(GBytes *data)
+{
+	return g_bytes_ref(data);
+}
+
+#define NAMES_KIND(n, b)                                               \
+	{                                                              \
+		n, b, (gpointer(*)(gpointer))g_ptr_array_ref,          \
+			(GDestroyNotify)g_ptr_array_unref, names_pack, \
+			names_unpack                                   \
+	}
+#define FILE_KIND(n, b)                                            \
+	{                                                          \
+		n, b, (gpointer(*)(gpointer))g_bytes_ref,          \
+			(GDestroyNotify)g_bytes_unref, bytes_pack, \
+			bytes_unpack                               \
+	}
+
+static int build_index_theme(struct synth *s, struct lookup *l,
+			     const char *theme, gpointer *ret);
+static int build_icon_cache(struct synth *s, struct lookup *l,
+			    const char *theme, gpointer *ret);
+
+enum { KIND_NAMES, KIND_SVG, KIND_INDEX_THEME, KIND_ICON_CACHE };
+static const struct kind kinds[] = {
+	[KIND_NAMES] = NAMES_KIND("names", build_names),
+	[KIND_SVG] = NAMES_KIND("svg", build_svg_names),
+	[KIND_INDEX_THEME] = FILE_KIND("index.theme", build_index_theme),
+	[KIND_ICON_CACHE] = FILE_KIND("icon-theme.cache", build_icon_cache),
+};
+
 int synth_names(struct synth *s, struct lookup *l, const char *theme, bool svg,
 		GPtrArray **ret)
 {
-	return synth_get(s, l, svg ? "svg" : "names", theme,
-			 svg ? build_svg_names : build_names,
-			 (gpointer(*)(gpointer))g_ptr_array_ref,
-			 (GDestroyNotify)g_ptr_array_unref, (gpointer *)ret);
+	return synth_get(s, l, &kinds[svg ? KIND_SVG : KIND_NAMES], theme,
+			 (gpointer *)ret);
 }
 
 /* Written by GKeyFile, so that values from the theme's own file (Name,
@@ -282,25 +385,111 @@ static int build_icon_cache(struct synth *s, struct lookup *l,
 int synth_file(struct synth *s, struct lookup *l, const char *theme,
 	       enum synth_file which, GBytes **ret)
 {
-	static const struct {
-		const char *kind;
-		build_fn build;
-	} files[] = {
-		[SYNTH_INDEX_THEME] = { "index.theme", build_index_theme },
-		[SYNTH_ICON_CACHE] = { "icon-theme.cache", build_icon_cache },
-	};
-
-	return synth_get(s, l, files[which].kind, theme, files[which].build,
-			 (gpointer(*)(gpointer))g_bytes_ref,
-			 (GDestroyNotify)g_bytes_unref, (gpointer *)ret);
+	return synth_get(s, l,
+			 &kinds[which == SYNTH_INDEX_THEME ? KIND_INDEX_THEME
+							   : KIND_ICON_CACHE],
+			 theme, (gpointer *)ret);
 }
 
-void synth_warm(struct synth *s, struct lookup *l, const char *const *themes)
+/* Store every kind of `theme` that the index lacks at its generation. */
+static int store_theme(struct synth *s, struct lookup *l, sqlite3 *db,
+		       const char *theme)
 {
-	for (const char *const *t = themes; *t; t++) {
-		g_autoptr(GBytes) cache = NULL, index = NULL;
+	for (size_t i = 0; i < ELEMENTSOF(kinds); i++) {
+		_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+		g_autoptr(GBytes) data = NULL;
+		gpointer value = stored_get(l, &kinds[i], theme);
+		int r;
 
-		(void)synth_file(s, l, *t, SYNTH_ICON_CACHE, &cache);
-		(void)synth_file(s, l, *t, SYNTH_INDEX_THEME, &index);
+		if (value) {
+			kinds[i].unref(value);
+			continue;
+		}
+		r = synth_get(s, l, &kinds[i], theme, &value);
+		if (r < 0)
+			return r;
+		data = kinds[i].pack(value);
+		kinds[i].unref(value);
+		r = db_query(db, &q,
+			     "INSERT OR REPLACE INTO synth(theme, kind, "
+			     "generation, data) VALUES (?1, ?2, (SELECT value "
+			     "FROM meta WHERE key = 'generation'), ?3)",
+			     "tt", theme, kinds[i].name);
+		if (r < 0)
+			return r;
+		/* an empty list is an empty blob, not NULL */
+		sqlite3_bind_blob(q, 3,
+				  g_bytes_get_size(data)
+					  ? g_bytes_get_data(data, NULL)
+					  : "",
+				  (int)g_bytes_get_size(data), SQLITE_STATIC);
+		r = db_errno(sqlite3_step(q));
+		if (r < 0)
+			return r;
 	}
+	return 0;
+}
+
+bool synth_unstored(struct synth *s)
+{
+	bool any;
+
+	pthread_mutex_lock(&s->lock);
+	any = g_hash_table_size(s->unstored) > 0;
+	pthread_mutex_unlock(&s->lock);
+	return any;
+}
+
+int synth_store(struct synth *s, struct lookup *l, sqlite3 *db,
+		const char *const *themes, long long deadline)
+{
+	g_autoptr(GHashTable) all =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	GHashTableIter it;
+	const char *theme;
+	int r, more = 0;
+
+	for (const char *const *t = themes; *t; t++)
+		g_hash_table_add(all, g_strdup(*t));
+	/* what was stored before, and what was built here since */
+	if (db_query(db, &q, "SELECT DISTINCT theme FROM synth", "") >= 0)
+		while (sqlite3_step(q) == SQLITE_ROW)
+			g_hash_table_add(all, g_strdup(db_column_str(q, 0)));
+	pthread_mutex_lock(&s->lock);
+	g_hash_table_iter_init(&it, s->unstored);
+	while (g_hash_table_iter_next(&it, (void **)&theme, NULL))
+		g_hash_table_add(all, g_strdup(theme));
+	g_hash_table_remove_all(s->unstored);
+	pthread_mutex_unlock(&s->lock);
+
+	r = db_exec(db, "BEGIN IMMEDIATE");
+	if (r < 0)
+		return r;
+	g_hash_table_iter_init(&it, all);
+	while (g_hash_table_iter_next(&it, (void **)&theme, NULL)) {
+		g_autofree char *a = NULL, *b = NULL, *c = NULL;
+
+		/* themes that are gone are not stored again */
+		if (lookup_theme_info(l, theme, &a, &b, &c) < 0)
+			continue;
+		if (deadline >= 0 && now_ms() >= deadline) {
+			more = 1; /* the rest next time */
+			pthread_mutex_lock(&s->lock);
+			g_hash_table_add(s->unstored, g_strdup(theme));
+			pthread_mutex_unlock(&s->lock);
+			continue;
+		}
+		r = store_theme(s, l, db, theme);
+		if (r < 0)
+			break;
+	}
+	if (r >= 0 && !more)
+		r = db_exec(db, "DELETE FROM synth WHERE generation != (SELECT "
+				"value FROM meta WHERE key = 'generation')");
+	if (r >= 0)
+		r = db_exec(db, "COMMIT");
+	if (r < 0)
+		(void)db_exec(db, "ROLLBACK");
+	return r < 0 ? r : more;
 }

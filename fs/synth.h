@@ -4,13 +4,16 @@
  * built from the index once and kept until the index changes: one
  * generation, bumped by synth_invalidate(), dates everything built, so a
  * result built from an older index is returned to its caller but never
- * kept. Thread-safe; builders use the caller's struct lookup. Returned
- * objects are new references (g_bytes_unref, g_ptr_array_unref,
- * g_array_unref). */
+ * kept. What the index stores (table synth, built by synth_store() in the
+ * background, dated by the index's own generation) is read instead of
+ * building, so the first reader after a mount waits for nothing. Thread-safe;
+ * builders use the caller's struct lookup. Returned objects are new references
+ * (g_bytes_unref, g_ptr_array_unref, g_array_unref). */
 #pragma once
 
 #include <glib.h>
 #include <stdbool.h>
+#include <sqlite3.h>
 #include <stdint.h>
 
 #include "lookup.h"
@@ -47,5 +50,14 @@ enum synth_file {
 int synth_file(struct synth *s, struct lookup *l, const char *theme,
 	       enum synth_file which, GBytes **ret);
 
-/* Build the files of `themes` (NULL-terminated) ahead of the first reader. */
-void synth_warm(struct synth *s, struct lookup *l, const char *const *themes);
+/* Store in the index (on `db`, a connection that may write; the caller's
+ * background thread, never a request) what the next mount's first reader
+ * will want, built from the index as it is now: every kind of `themes`
+ * (NULL-terminated), of the themes stored before and of those built here
+ * since the last call. Themes not reached by `deadline` (now_ms(); -1 for
+ * none) are left for the next call. Rows of older generations go once all
+ * are stored. Returns 1 when there is more to do, 0, or -errno. */
+int synth_store(struct synth *s, struct lookup *l, sqlite3 *db,
+		const char *const *themes, long long deadline);
+/* Whether anything was built since the last synth_store(). */
+bool synth_unstored(struct synth *s);

@@ -26,6 +26,8 @@
 #define WATCH_SAFETY_MS 30000
 /* How often the node table is held to its size. */
 #define WATCH_EVICT_MS 2000
+/* Time given to storing synthesized files per quiet tick. */
+#define WATCH_SYNTH_MS 500
 /* The watcher writes the index: it may wait for the lock held by another
  * process (an `iconfs index` by hand) as long as it takes. */
 #define WATCH_BUSY_MS 60000
@@ -47,6 +49,7 @@ struct watch {
 	int stop_pipe[2];
 	pthread_t thread;
 	GHashTable *touched; /* icon names seen in events since the refresh */
+	bool synth_due;	     /* synthesized files to store when quiet */
 	bool overflow;
 };
 
@@ -181,18 +184,23 @@ static void watch_evict(struct watch *w)
 	tree_inval_clear(invals);
 }
 
-/* The default theme's and hicolor's synthesized files, ahead of the first
- * toolkit that asks (the first costs a lookup per name). Done once after
- * mounting: after a change the first reader rebuilds them, so that a
- * rebuild never delays the next refresh. */
-static void watch_warm(struct watch *w)
+/* The synthesized files of the default theme, hicolor and every theme in
+ * use, stored in the index ahead of the next reader (this mount's after a
+ * change, the next mount's at login): each costs a lookup per name to
+ * build, which no request should wait for. */
+static void watch_store_synth(struct watch *w)
 {
 	const char *themes[] = { tree_default_theme(w->tree), "hicolor", NULL };
 	_cleanup_(lookup_freep) struct lookup *l = NULL;
+	int r;
 
 	if (lookup_new(w->db, &l) < 0)
 		return;
-	synth_warm(tree_synth(w->tree), l, themes);
+	r = synth_store(tree_synth(w->tree), l, w->db, themes,
+			now_ms() + WATCH_SYNTH_MS);
+	if (r < 0)
+		log_debug_errno(r, "cannot store synthesized files: %m");
+	w->synth_due = r != 0;
 }
 
 static void watch_refresh(struct watch *w)
@@ -235,6 +243,8 @@ static void watch_refresh(struct watch *w)
 	tree_inval_clear(invals);
 	watch_drop_renders(w, all ? NULL : names);
 	watch_arm(w);
+	/* stored later, when the changes have settled */
+	w->synth_due = true;
 }
 
 static void *watch_main(void *arg)
@@ -247,7 +257,7 @@ static void *watch_main(void *arg)
 	 * then prepare what the first toolkit will read. */
 	watch_arm(w);
 	watch_refresh(w);
-	watch_warm(w);
+	watch_store_synth(w);
 	for (;;) {
 		struct pollfd pfd[2] = {
 			{ .fd = w->stop_pipe[0], .events = POLLIN },
@@ -274,6 +284,9 @@ static void *watch_main(void *arg)
 		now = now_ms();
 		if (now >= next_evict) {
 			watch_evict(w);
+			if (first < 0 && (w->synth_due ||
+					  synth_unstored(tree_synth(w->tree))))
+				watch_store_synth(w);
 			next_evict = now + WATCH_EVICT_MS;
 		}
 		if (r > 0 && pfd[1].revents) {

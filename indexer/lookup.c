@@ -93,6 +93,11 @@ struct lookup *lookup_free(struct lookup *l)
 	return NULL;
 }
 
+sqlite3 *lookup_db(struct lookup *l)
+{
+	return l->db;
+}
+
 void lookup_flush(struct lookup *l)
 {
 	g_hash_table_remove_all(l->chains);

@@ -24,6 +24,9 @@ static inline void lookup_freep(struct lookup **l)
 	lookup_free(*l);
 }
 
+/* The connection the lookup reads. */
+sqlite3 *lookup_db(struct lookup *l);
+
 /* Forget cached theme chains. */
 void lookup_flush(struct lookup *l);
 

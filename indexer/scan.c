@@ -457,6 +457,10 @@ int scan_refresh(sqlite3 *db, char *const *basedirs, unsigned flags,
 				"WHERE listing_id IS NOT NULL)");
 	if (r >= 0 && s.stats.changed)
 		r = db_meta_set_int(db, "refreshed", (long long)time(NULL));
+	/* what was derived from the index (synthesized files) is dated */
+	if (r >= 0 && s.stats.changed)
+		r = db_meta_set_int(db, "generation",
+				    db_meta_get_int(db, "generation", 0) + 1);
 	scanner_done(&s);
 	if (r < 0) {
 		(void)db_exec(db, "ROLLBACK");

@@ -4,6 +4,7 @@
 #include <errno.h>
 
 #include "fixture.h"
+#include "scan.h"
 #include "synth.h"
 #include "test.h"
 
@@ -75,4 +76,46 @@ TEST(cache_and_generation)
 	fixture_free(f);
 }
 
-TEST_MAIN(TEST_CASE(index_theme), TEST_CASE(cache_and_generation))
+/* What synth_store() keeps in the index is what the next mount serves,
+ * without building, until the index changes. */
+TEST(stored_for_the_next_mount)
+{
+	struct fixture *f = fixture_new();
+	const char *themes[] = { "t", NULL };
+	struct synth *first = NULL, *next = NULL, *after = NULL;
+	g_autoptr(GBytes) a = NULL, b = NULL, c = NULL;
+	sqlite3_stmt *q = NULL;
+	struct scan_stats st;
+
+	fixture_themes(f);
+	ASSERT_EQ_INT(fixture_index(f), 0);
+	ASSERT_EQ_INT(synth_new(&first), 0);
+	ASSERT_EQ_INT(synth_store(first, f->l, f->db, themes, -1), 0);
+	ASSERT_EQ_INT(
+		db_query_row(f->db, &q,
+			     "SELECT count(*) FROM synth WHERE theme = ?1", "t",
+			     "t"),
+		0);
+	ASSERT_EQ_INT(sqlite3_column_int(q, 0), 4);
+	sqlite3_finalize(q);
+	ASSERT_EQ_INT(synth_file(first, f->l, "t", SYNTH_ICON_CACHE, &a), 0);
+
+	ASSERT_EQ_INT(synth_new(&next), 0);
+	ASSERT_EQ_INT(synth_file(next, f->l, "t", SYNTH_ICON_CACHE, &b), 0);
+	ASSERT_TRUE(g_bytes_equal(a, b));
+	ASSERT_TRUE(!synth_unstored(next)); /* read, not built */
+
+	fixture_png(f, "t/16/added.png", 16);
+	ASSERT_EQ_INT(scan_refresh(f->db, f->bases, 0, &st, NULL), 0);
+	ASSERT_EQ_INT(synth_new(&after), 0);
+	ASSERT_EQ_INT(synth_file(after, f->l, "t", SYNTH_ICON_CACHE, &c), 0);
+	ASSERT_TRUE(synth_unstored(after)); /* the stored one is stale */
+	ASSERT_TRUE(!g_bytes_equal(a, c));
+	synth_free(first);
+	synth_free(next);
+	synth_free(after);
+	fixture_free(f);
+}
+
+TEST_MAIN(TEST_CASE(index_theme), TEST_CASE(cache_and_generation),
+	  TEST_CASE(stored_for_the_next_mount))
