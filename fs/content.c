@@ -20,6 +20,8 @@
  * the cap. Kept in memory only: a restart tries again at once. */
 #define RETRY_FIRST_MS 1000
 #define RETRY_MAX_MS   (5 * 60 * 1000)
+/* Back-offs remembered at most; past that, expired ones are forgotten. */
+#define RETRY_KEYS_MAX 4096
 /* A reader waiting for another thread's render of the same icon gives up
  * this long after the render's own deadline. */
 #define INFLIGHT_SLACK_MS 1000
@@ -218,6 +220,14 @@ static int retry_check(struct content *c, const char *key)
 	return r;
 }
 
+static gboolean retry_expired(gpointer key, gpointer value, gpointer data)
+{
+	const struct retry *t = value;
+
+	(void)key, (void)data;
+	return now_ms() >= t->not_before;
+}
+
 static void retry_note(struct content *c, const char *key, bool failed)
 {
 	struct retry *t;
@@ -228,6 +238,9 @@ static void retry_note(struct content *c, const char *key, bool failed)
 		if (t)
 			g_hash_table_remove(c->retry, key);
 	} else {
+		if (!t && g_hash_table_size(c->retry) >= RETRY_KEYS_MAX)
+			g_hash_table_foreach_remove(c->retry, retry_expired,
+						    NULL);
 		if (!t) {
 			t = g_new0(struct retry, 1);
 			g_hash_table_insert(c->retry, g_strdup(key), t);

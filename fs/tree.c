@@ -44,21 +44,11 @@ struct tree {
 	GHashTable *by_key;	   /* key → node; lock */
 	uint64_t clock;		   /* ticks on every use of a node; lock */
 	struct node root;
-	/* Negative entries the kernel may hold: "parent\x1fentry" → struct
-	 * negative, at most TREE_NEGATIVES_MAX; lock. */
+	/* Negative entries the kernel may hold, a set of "parent/entry"
+	 * strings (the parent's ino in decimal), at most TREE_NEGATIVES_MAX;
+	 * lock. */
 	GHashTable *negatives;
 };
-
-struct negative {
-	uint64_t parent;
-	char *entry;
-};
-
-static void negative_free(struct negative *n)
-{
-	g_free(n->entry);
-	g_free(n);
-}
 
 static void node_free(struct node *n)
 {
@@ -84,8 +74,8 @@ int tree_new(const char *default_theme, struct content *content,
 	clock_gettime(CLOCK_REALTIME, &t->refreshed);
 	t->by_ino = g_hash_table_new(g_int64_hash, g_int64_equal);
 	t->by_key = g_hash_table_new(g_str_hash, g_str_equal);
-	t->negatives = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-					     (GDestroyNotify)negative_free);
+	t->negatives =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	t->root.ino = TREE_ROOT_INO;
 	t->root.kind = TREE_ROOT;
 	t->root.nlookup = 1;
@@ -148,24 +138,17 @@ void tree_held(struct tree *t, unsigned *ret_nodes, unsigned *ret_negatives)
 static double negative_note(struct tree *t, uint64_t parent, const char *entry,
 			    uint64_t gen)
 {
-	g_autofree char *key =
-		g_strdup_printf("%" PRIu64 "\x1f%s", parent, entry);
+	g_autofree char *key = g_strdup_printf("%" PRIu64 "/%s", parent, entry);
 	double timeout = TREE_TIMEOUT;
 
 	pthread_mutex_lock(&t->lock);
 	if (synth_generation(t->synth) != gen)
 		timeout = TREE_NEGATIVE_BRIEF;
 	else if (!g_hash_table_contains(t->negatives, key)) {
-		if (g_hash_table_size(t->negatives) >= TREE_NEGATIVES_MAX) {
+		if (g_hash_table_size(t->negatives) >= TREE_NEGATIVES_MAX)
 			timeout = TREE_NEGATIVE_BRIEF;
-		} else {
-			struct negative *n = g_new0(struct negative, 1);
-
-			n->parent = parent;
-			n->entry = g_strdup(entry);
-			g_hash_table_insert(t->negatives, g_steal_pointer(&key),
-					    n);
-		}
+		else
+			g_hash_table_add(t->negatives, g_steal_pointer(&key));
 	}
 	pthread_mutex_unlock(&t->lock);
 	return timeout;
@@ -569,7 +552,7 @@ void tree_collect_invalidations(struct tree *t, GHashTable *names, bool all,
 				struct timespec when, GArray *out)
 {
 	GHashTableIter it;
-	struct negative *neg;
+	const char *neg;
 	struct node *n;
 
 	/* Only what the kernel holds: the nodes it looked up and the misses
@@ -592,10 +575,12 @@ void tree_collect_invalidations(struct tree *t, GHashTable *names, bool all,
 			inval_add(out, 0, n->parent, n->entry);
 	}
 	g_hash_table_iter_init(&it, t->negatives);
-	while (g_hash_table_iter_next(&it, NULL, (void **)&neg)) {
-		if (!all && !entry_named(neg->entry, names))
+	while (g_hash_table_iter_next(&it, (void **)&neg, NULL)) {
+		const char *entry = strchr(neg, '/') + 1;
+
+		if (!all && !entry_named(entry, names))
 			continue;
-		inval_add(out, 0, neg->parent, neg->entry);
+		inval_add(out, 0, g_ascii_strtoull(neg, NULL, 10), entry);
 		g_hash_table_iter_remove(&it);
 	}
 	inval_add(out, TREE_ROOT_INO, 0, NULL);

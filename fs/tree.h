@@ -27,7 +27,7 @@
 /* Misses the tree cannot track (past the bound, or answered while the
  * index changed) are cached this long only. */
 #define TREE_NEGATIVE_BRIEF 1.0
-#define TREE_NEGATIVES_MAX  65536
+#define TREE_NEGATIVES_MAX  16384
 
 enum tree_kind {
 	TREE_ROOT,
