@@ -10,6 +10,7 @@
 
 #include "basedirs.h"
 #include "cli.h"
+#include "desktop.h"
 #include "db.h"
 #include "fs.h"
 #include "log.h"
@@ -60,7 +61,7 @@ static int cmd_index(struct cli_options *o)
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
 	_cleanup_(lookup_freep) struct lookup *l = NULL;
 	g_autofree char *mnt = default_mountpoint(o);
-	g_autofree char *theme = basedirs_default_theme(o->theme);
+	g_autofree char *theme = desktop_theme(o->theme, NULL);
 	const char *themes[] = { theme, "hicolor", NULL };
 	struct synth *s = NULL;
 	int r;
@@ -131,7 +132,7 @@ static int cmd_lookup(struct cli_options *o)
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
 	_cleanup_(lookup_freep) struct lookup *l = NULL;
 	g_autofree char *mnt = default_mountpoint(o);
-	g_autofree char *theme = basedirs_default_theme(o->theme);
+	g_autofree char *theme = desktop_theme(o->theme, NULL);
 	g_autofree char *path = NULL;
 	int size, ext, r;
 
@@ -166,7 +167,8 @@ static int cmd_mount(struct cli_options *o)
 {
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
 	g_autofree char *mnt = default_mountpoint(o);
-	g_autofree char *theme = basedirs_default_theme(o->theme);
+	enum desktop_source source;
+	g_autofree char *theme = desktop_theme(o->theme, &source);
 	g_auto(GStrv) bases = NULL;
 	struct fs_options fo;
 
@@ -181,6 +183,8 @@ static int cmd_mount(struct cli_options *o)
 		.db = o->db,
 		.basedirs = bases,
 		.theme = theme,
+		.theme_source = desktop_source_name(source),
+		.theme_pinned = o->theme != NULL,
 		.mountpoint = mnt,
 		.workers = (unsigned)o->workers,
 		.foreground = o->foreground,

@@ -14,6 +14,7 @@
 
 #include "basedirs.h"
 #include "cli.h"
+#include "desktop.h"
 #include "content.h"
 #include "db.h"
 #include "log.h"
@@ -89,7 +90,7 @@ int cli_prerender(struct cli_options *o)
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
 	_cleanup_(lookup_freep) struct lookup *l = NULL;
 	g_autofree char *mnt = basedirs_default_mountpoint();
-	g_autofree char *theme = basedirs_default_theme(o->theme);
+	g_autofree char *theme = desktop_theme(o->theme, NULL);
 	g_autoptr(GPtrArray) names = NULL;
 	g_autoptr(GArray) sizes = NULL;
 	g_auto(GStrv) bases = NULL;

@@ -13,6 +13,7 @@
 #include "basedirs.h"
 #include "blob.h"
 #include "cli.h"
+#include "desktop.h"
 #include "db.h"
 #include "fs.h"
 #include "index.h"
@@ -73,7 +74,9 @@ int cli_status(struct cli_options *o)
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
 	g_autofree char *mnt = o->n_args > 0 ? g_strdup(o->args[0])
 					     : basedirs_default_mountpoint();
-	g_autofree char *theme = basedirs_default_theme(o->theme);
+	enum desktop_source source;
+	g_autofree char *theme = desktop_theme(o->theme, &source);
+	char from[256];
 	char value[2048];
 	struct stat st;
 	ssize_t n;
@@ -90,10 +93,15 @@ int cli_status(struct cli_options *o)
 	printf("%-16s %.1f MiB\n", "index size", st.st_size / 1048576.0);
 	n = getxattr(mnt, FS_XATTR_THEME, value, sizeof(value) - 1);
 	if (n > 0) {
+		ssize_t m = getxattr(mnt, FS_XATTR_THEME_SOURCE, from,
+				     sizeof(from) - 1);
+
 		value[n] = '\0';
-		printf("%-16s %s (served)\n", "theme", value);
+		from[m > 0 ? m : 0] = '\0';
+		printf("%-16s %s (served; from %s)\n", "theme", value, from);
 	} else {
-		printf("%-16s %s (configured)\n", "theme", theme);
+		printf("%-16s %s (configured; from %s)\n", "theme", theme,
+		       desktop_source_name(source));
 	}
 	print_index(db);
 

@@ -13,6 +13,7 @@
 
 #include "content.h"
 #include "db.h"
+#include "desktop.h"
 #include "file.h"
 #include "fs.h"
 #include "listing.h"
@@ -38,6 +39,7 @@ struct fs {
 	struct synth *synth;
 	pthread_key_t ctx_key;
 	bool no_open; /* the kernel reads files without opening them */
+	struct fuse_session *se;
 };
 
 static struct fs *fs_of(fuse_req_t req)
@@ -538,6 +540,22 @@ static int mountpoint_prepare(const char *mnt)
 	return 0;
 }
 
+/* The desktop's theme setting changed: MNT/<N>/ follows. */
+static void fs_theme_changed(const char *theme, enum desktop_source source,
+			     void *userdata)
+{
+	struct fs *fs = userdata;
+	g_autoptr(GArray) invals =
+		g_array_new(FALSE, FALSE, sizeof(struct tree_inval));
+
+	log_info("icon theme is now '%s' (%s)", theme,
+		 desktop_source_name(source));
+	tree_set_default_theme(fs->tree, theme, desktop_source_name(source),
+			       invals);
+	watch_invalidate(fs->se, fs->tree, invals);
+	tree_inval_clear(invals);
+}
+
 int fs_mount(const struct fs_options *o)
 {
 	const char *mnt = o->mountpoint;
@@ -552,6 +570,7 @@ int fs_mount(const struct fs_options *o)
 	struct fuse_session *se = NULL;
 	struct watch *watch = NULL;
 	struct watchdog *dog = NULL;
+	struct desktop_watch *desktop = NULL;
 	struct fs fs = { .db_path = o->db };
 	int r;
 
@@ -572,11 +591,21 @@ int fs_mount(const struct fs_options *o)
 		r = tree_new(o->theme, fs.content, fs.synth, &fs.tree);
 	if (r < 0)
 		goto out;
+	{
+		g_autoptr(GArray) none =
+			g_array_new(FALSE, FALSE, sizeof(struct tree_inval));
+
+		tree_set_default_theme(fs.tree, o->theme,
+				       o->theme_source ? o->theme_source : "",
+				       none);
+		tree_inval_clear(none);
+	}
 	r = -pthread_key_create(&fs.ctx_key, ctx_free);
 	if (r < 0)
 		goto out;
 
 	se = fuse_session_new(&args, &fs_ops, sizeof(fs_ops), &fs);
+	fs.se = se;
 	if (!se) {
 		r = log_error_errno(-EIO, "cannot create FUSE session");
 		goto out;
@@ -595,6 +624,8 @@ int fs_mount(const struct fs_options *o)
 
 	/* After daemonizing: the threads must live in the serving process. */
 	r = watch_start(se, fs.tree, o->db, o->basedirs, &watch);
+	if (r >= 0 && !o->theme_pinned)
+		r = desktop_watch_start(fs_theme_changed, &fs, &desktop);
 	if (r >= 0)
 		r = watchdog_start(mnt, &dog);
 	if (r < 0) {
@@ -609,6 +640,7 @@ int fs_mount(const struct fs_options *o)
 	r = fuse_session_loop_mt(se, cfg) < 0 ? -EIO : 0;
 	fuse_loop_cfg_destroy(cfg);
 	watchdog_stop(dog);
+	desktop_watch_stop(desktop);
 	watch_stop(watch);
 
 	fuse_session_unmount(se);

@@ -7,9 +7,11 @@
 #include <stdbool.h>
 
 struct fs_options {
-	const char *db;	       /* the index, already built (index_open) */
-	char *const *basedirs; /* NULL-terminated */
-	const char *theme;     /* the theme of MNT/<N>/ */
+	const char *db;		  /* the index, already built (index_open) */
+	char *const *basedirs;	  /* NULL-terminated */
+	const char *theme;	  /* the theme of MNT/<N>/ */
+	const char *theme_source; /* what chose it (desktop_source_name) */
+	bool theme_pinned;	  /* --theme: do not follow the desktop */
 	const char *mountpoint;
 	unsigned workers; /* render worker processes */
 	bool foreground;
@@ -21,5 +23,6 @@ int fs_umount(const char *mountpoint);
 
 /* The text of the root's user.iconfs.counters ("name value" lines): what
  * `iconfs status` shows of a mounted daemon. */
-#define FS_XATTR_COUNTERS "user.iconfs.counters"
-#define FS_XATTR_THEME	  "user.iconfs.theme"
+#define FS_XATTR_COUNTERS     "user.iconfs.counters"
+#define FS_XATTR_THEME	      "user.iconfs.theme"
+#define FS_XATTR_THEME_SOURCE "user.iconfs.theme-source"

@@ -10,6 +10,12 @@
 #include "time-util.h"
 #include "view.h"
 
+/* Which rules built a stored file: this version, and the format of what
+ * is synthesized (bumped whenever the files' content changes for the same
+ * index, e.g. the symbolic rule). */
+#define SYNTH_FORMAT  "2"
+#define SYNTH_MADE_BY ICONFS_VERSION "/" SYNTH_FORMAT
+
 struct synth {
 	pthread_mutex_t lock;
 	uint64_t generation; /* lock */
@@ -412,13 +418,14 @@ static int store_theme(struct synth *s, struct lookup *l, sqlite3 *db,
 		kinds[i].unref(value);
 		r = db_query(db, &q,
 			     "INSERT OR REPLACE INTO synth(theme, kind, "
-			     "generation, data) VALUES (?1, ?2, (SELECT value "
-			     "FROM meta WHERE key = 'generation'), ?3)",
-			     "tt", theme, kinds[i].name);
+			     "generation, made_by, data) VALUES (?1, ?2, "
+			     "(SELECT value FROM meta WHERE key = "
+			     "'generation'), ?3, ?4)",
+			     "ttt", theme, kinds[i].name, SYNTH_MADE_BY);
 		if (r < 0)
 			return r;
 		/* an empty list is an empty blob, not NULL */
-		sqlite3_bind_blob(q, 3,
+		sqlite3_bind_blob(q, 4,
 				  g_bytes_get_size(data)
 					  ? g_bytes_get_data(data, NULL)
 					  : "",
@@ -485,8 +492,10 @@ int synth_store(struct synth *s, struct lookup *l, sqlite3 *db,
 			break;
 	}
 	if (r >= 0 && !more)
-		r = db_exec(db, "DELETE FROM synth WHERE generation != (SELECT "
-				"value FROM meta WHERE key = 'generation')");
+		r = db_exec(db,
+			    "DELETE FROM synth WHERE made_by != '" SYNTH_MADE_BY
+			    "' OR generation != (SELECT value FROM meta "
+			    "WHERE key = 'generation')");
 	if (r >= 0)
 		r = db_exec(db, "COMMIT");
 	if (r < 0)

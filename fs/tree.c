@@ -11,8 +11,9 @@
 #include "tree.h"
 #include "view.h"
 
-#define XATTR_SOURCE "user.iconfs.source"
-#define XATTR_THEME  "user.iconfs.theme"
+#define XATTR_SOURCE	   "user.iconfs.source"
+#define XATTR_THEME	   "user.iconfs.theme"
+#define XATTR_THEME_SOURCE "user.iconfs.theme-source"
 
 struct node {
 	uint64_t ino;
@@ -31,7 +32,9 @@ struct node {
 };
 
 struct tree {
-	char *default_theme;
+	pthread_mutex_t theme_lock;
+	char *default_theme;  /* theme_lock */
+	char *default_source; /* what chose it; theme_lock */
 	struct content *content;
 	struct synth *synth;
 	uid_t uid;
@@ -66,6 +69,8 @@ int tree_new(const char *default_theme, struct content *content,
 	struct tree *t = g_new0(struct tree, 1);
 
 	t->default_theme = g_strdup(default_theme);
+	t->default_source = g_strdup("--theme");
+	pthread_mutex_init(&t->theme_lock, NULL);
 	t->content = content;
 	t->synth = synth;
 	t->uid = getuid();
@@ -99,6 +104,8 @@ struct tree *tree_free(struct tree *t)
 	g_hash_table_destroy(t->negatives);
 	pthread_mutex_destroy(&t->lock);
 	g_free(t->default_theme);
+	g_free(t->default_source);
+	pthread_mutex_destroy(&t->theme_lock);
 	g_free(t);
 	return NULL;
 }
@@ -118,9 +125,14 @@ struct synth *tree_synth(struct tree *t)
 	return t->synth;
 }
 
-const char *tree_default_theme(struct tree *t)
+char *tree_default_theme(struct tree *t)
 {
-	return t->default_theme;
+	char *theme;
+
+	pthread_mutex_lock(&t->theme_lock);
+	theme = g_strdup(t->default_theme);
+	pthread_mutex_unlock(&t->theme_lock);
+	return theme;
 }
 
 void tree_held(struct tree *t, unsigned *ret_nodes, unsigned *ret_negatives)
@@ -377,7 +389,7 @@ static int child_parse(struct tree *t, const struct tree_node *p,
 		if (view_parse_flat_dir(name, &size, &scale) < 0)
 			return -ENOENT;
 		*ret_kind = TREE_FLATDIR;
-		*ret_theme = g_strdup(t->default_theme);
+		*ret_theme = tree_default_theme(t);
 		break;
 	case TREE_ICONS:
 		if (!lookup_name_valid(name))
@@ -501,7 +513,11 @@ int tree_getxattr(struct tree *t, uint64_t ino, const char *name,
 	char *v = NULL;
 
 	if (ino == TREE_ROOT_INO && streq(name, XATTR_THEME)) {
-		v = g_strdup(t->default_theme);
+		v = tree_default_theme(t);
+	} else if (ino == TREE_ROOT_INO && streq(name, XATTR_THEME_SOURCE)) {
+		pthread_mutex_lock(&t->theme_lock);
+		v = g_strdup(t->default_source);
+		pthread_mutex_unlock(&t->theme_lock);
 	} else if (streq(name, XATTR_SOURCE)) {
 		pthread_mutex_lock(&t->lock);
 		n = g_hash_table_lookup(t->by_ino, &ino);
@@ -521,9 +537,11 @@ int tree_listxattr(struct tree *t, uint64_t ino, GString *out)
 
 	pthread_mutex_lock(&t->lock);
 	n = g_hash_table_lookup(t->by_ino, &ino);
-	if (ino == TREE_ROOT_INO)
+	if (ino == TREE_ROOT_INO) {
 		g_string_append_len(out, XATTR_THEME, sizeof(XATTR_THEME));
-	else if (n && n->content.source)
+		g_string_append_len(out, XATTR_THEME_SOURCE,
+				    sizeof(XATTR_THEME_SOURCE));
+	} else if (n && n->content.source)
 		g_string_append_len(out, XATTR_SOURCE, sizeof(XATTR_SOURCE));
 	pthread_mutex_unlock(&t->lock);
 	return 0;
@@ -581,6 +599,47 @@ void tree_collect_invalidations(struct tree *t, GHashTable *names, bool all,
 		if (!all && !entry_named(entry, names))
 			continue;
 		inval_add(out, 0, g_ascii_strtoull(neg, NULL, 10), entry);
+		g_hash_table_iter_remove(&it);
+	}
+	inval_add(out, TREE_ROOT_INO, 0, NULL);
+	pthread_mutex_unlock(&t->lock);
+}
+
+void tree_set_default_theme(struct tree *t, const char *theme,
+			    const char *source, GArray *out)
+{
+	g_autoptr(GHashTable) flat =
+		g_hash_table_new(g_int64_hash, g_int64_equal);
+	GHashTableIter it;
+	const char *neg;
+	struct node *n;
+
+	pthread_mutex_lock(&t->theme_lock);
+	g_free(t->default_theme);
+	g_free(t->default_source);
+	t->default_theme = g_strdup(theme);
+	t->default_source = g_strdup(source);
+	pthread_mutex_unlock(&t->theme_lock);
+
+	/* The flat views the kernel holds go, with all it holds below them
+	 * (their nodes are keyed by the old theme); the next lookup makes
+	 * the new theme's. */
+	pthread_mutex_lock(&t->lock);
+	g_hash_table_iter_init(&it, t->by_key);
+	while (g_hash_table_iter_next(&it, NULL, (void **)&n)) {
+		if (n->kind != TREE_FLATDIR)
+			continue;
+		g_hash_table_add(flat, &n->ino);
+		inval_add(out, n->ino, 0, NULL);
+		inval_add(out, 0, n->parent, n->entry);
+	}
+	g_hash_table_iter_init(&it, t->negatives);
+	while (g_hash_table_iter_next(&it, (void **)&neg, NULL)) {
+		uint64_t parent = g_ascii_strtoull(neg, NULL, 10);
+
+		if (!g_hash_table_contains(flat, &parent))
+			continue;
+		inval_add(out, 0, parent, strchr(neg, '/') + 1);
 		g_hash_table_iter_remove(&it);
 	}
 	inval_add(out, TREE_ROOT_INO, 0, NULL);

@@ -69,7 +69,8 @@ struct tree *tree_free(struct tree *t);
 struct tree_counters *tree_counters(struct tree *t);
 struct content *tree_content(struct tree *t);
 struct synth *tree_synth(struct tree *t);
-const char *tree_default_theme(struct tree *t);
+/* The theme of MNT/<N>/ (g_free). */
+char *tree_default_theme(struct tree *t);
 
 /* Resolve `name` in directory `parent`: on success the child's ino and
  * attributes, with one more kernel reference. -ENOENT for names that do not
@@ -100,8 +101,9 @@ void tree_number(struct tree *t, const struct tree_node *dir, GPtrArray *names,
 		 GArray *inos);
 
 /* Extended attributes: user.iconfs.source on files, user.iconfs.theme (the
- * theme of MNT/<N>/) on the root. Returns the value (g_free) or -ENODATA.
- * The root's user.iconfs.counters is the caller's (fs.c). */
+ * theme of MNT/<N>/) and user.iconfs.theme-source on the root. Returns the
+ * value (g_free) or -ENODATA. The root's user.iconfs.counters is the caller's
+ * (fs.c). */
 int tree_getxattr(struct tree *t, uint64_t ino, const char *name,
 		  char **ret_value);
 /* NUL-separated names of the node's attributes, as listxattr(2) returns. */
@@ -125,6 +127,12 @@ struct tree_inval {
 void tree_collect_invalidations(struct tree *t, GHashTable *names, bool all,
 				struct timespec when, GArray *out);
 void tree_inval_clear(GArray *invals);
+
+/* The desktop's theme setting changed: MNT/<N>/ serves `theme` from now
+ * on (`source` says what chose it, for user.iconfs.theme-source); `out`
+ * gets what the kernel holds of the flat views. */
+void tree_set_default_theme(struct tree *t, const char *theme,
+			    const char *source, GArray *out);
 
 /* The node table is a cache like any other: past `max_nodes`, the least
  * recently used files' entries are to be invalidated, so that the kernel

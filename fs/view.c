@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "lookup.h"
+#include "macro.h"
 #include "view.h"
 
 const int view_listed_sizes[] = { 16, 22, 24, 32, 48, 64, 96, 128, 256, 512 };
@@ -94,10 +95,21 @@ int view_parse_icon_file(const char *s, const char *ext, char **ret_name)
 
 bool view_is_symbolic(const char *name)
 {
-	/* GTK's pre-rendered "<name>-symbolic.symbolic.png" is symbolic too:
-	 * served as PNG it would shadow the SVG in scalable/. */
-	return g_str_has_suffix(name, "-symbolic") ||
-	       g_str_has_suffix(name, "-symbolic.symbolic");
+	static const char *const suffixes[] = { "-symbolic", "-symbolic-ltr",
+						"-symbolic-rtl" };
+	size_t n = strlen(name);
+
+	/* GTK's pre-rendered "<name>.symbolic.png" of a symbolic name counts
+	 * too: served as PNG it would shadow the SVG in scalable/. */
+	if (n > 9 && streq(name + n - 9, ".symbolic"))
+		n -= 9;
+	for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
+		size_t k = strlen(suffixes[i]);
+
+		if (n >= k && strncmp(name + n - k, suffixes[i], k) == 0)
+			return true;
+	}
+	return false;
 }
 
 int view_nominal_size(const char *name)

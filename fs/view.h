@@ -32,9 +32,11 @@ int view_parse_theme_dir(const char *s, int *ret_size, int *ret_scale);
  * (-ENAMETOOLONG over 255 bytes). */
 int view_parse_icon_file(const char *s, const char *ext, char **ret_name);
 
-/* Icon names served only as SVG under icons/: "-symbolic" names and
- * GTK's pre-rendered "-symbolic.symbolic" ones. */
+/* Icon names served only as SVG under icons/: GTK's symbolic names
+ * ("-symbolic", "-symbolic-ltr", "-symbolic-rtl") and their pre-rendered
+ * ".symbolic" variants. */
 bool view_is_symbolic(const char *name);
 
-/* Nominal lookup size of scalable/<name>.svg: 16 for -symbolic, else 48. */
+/* Nominal lookup size of scalable/<name>.svg: 16 for symbolic names, else
+ * 48. */
 int view_nominal_size(const char *name);

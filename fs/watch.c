@@ -121,6 +121,23 @@ static void watch_read(struct watch *w)
 	}
 }
 
+void watch_invalidate(struct fuse_session *se, struct tree *tree,
+		      GArray *invals)
+{
+	atomic_fetch_add(&tree_counters(tree)->invalidations, invals->len);
+	for (unsigned i = 0; i < invals->len; i++) {
+		struct tree_inval *v =
+			&g_array_index(invals, struct tree_inval, i);
+
+		if (v->ino)
+			(void)fuse_lowlevel_notify_inval_inode(se, v->ino, 0,
+							       0);
+		else
+			(void)fuse_lowlevel_notify_inval_entry(
+				se, v->parent, v->name, strlen(v->name));
+	}
+}
+
 struct stale_check {
 	GHashTable *names; /* NULL: every source */
 	GPtrArray *stale;
@@ -160,18 +177,7 @@ static void watch_drop_renders(struct watch *w, GHashTable *names)
 
 static void watch_send(struct watch *w, GArray *invals)
 {
-	atomic_fetch_add(&tree_counters(w->tree)->invalidations, invals->len);
-	for (unsigned i = 0; i < invals->len; i++) {
-		struct tree_inval *v =
-			&g_array_index(invals, struct tree_inval, i);
-
-		if (v->ino)
-			(void)fuse_lowlevel_notify_inval_inode(w->se, v->ino, 0,
-							       0);
-		else
-			(void)fuse_lowlevel_notify_inval_entry(
-				w->se, v->parent, v->name, strlen(v->name));
-	}
+	watch_invalidate(w->se, w->tree, invals);
 }
 
 static void watch_evict(struct watch *w)
@@ -190,7 +196,8 @@ static void watch_evict(struct watch *w)
  * build, which no request should wait for. */
 static void watch_store_synth(struct watch *w)
 {
-	const char *themes[] = { tree_default_theme(w->tree), "hicolor", NULL };
+	g_autofree char *theme = tree_default_theme(w->tree);
+	const char *themes[] = { theme, "hicolor", NULL };
 	_cleanup_(lookup_freep) struct lookup *l = NULL;
 	int r;
 

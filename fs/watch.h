@@ -16,3 +16,8 @@ struct watch;
 int watch_start(struct fuse_session *se, struct tree *tree, const char *db_path,
 		char *const *basedirs, struct watch **ret);
 void watch_stop(struct watch *w);
+
+/* Send a tree's invalidations (struct tree_inval) to the kernel; never
+ * with a tree lock held. */
+void watch_invalidate(struct fuse_session *se, struct tree *tree,
+		      GArray *invals);

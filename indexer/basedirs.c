@@ -139,43 +139,6 @@ char **basedirs_list(const char *icon_dirs, const char *mountpoint)
 	return (char **)g_ptr_array_free(list, FALSE);
 }
 
-static char *config_value(const char *file, const char *group, const char *key)
-{
-	g_autoptr(GKeyFile) kf = g_key_file_new();
-	g_autofree char *path = NULL;
-	const char *config = getenv("XDG_CONFIG_HOME");
-	char *v;
-
-	if (config && *config == '/')
-		path = g_build_filename(config, file, NULL);
-	else
-		path = g_build_filename(g_get_home_dir(), ".config", file,
-					NULL);
-	if (!g_key_file_load_from_file(kf, path, G_KEY_FILE_NONE, NULL))
-		return NULL;
-	v = g_key_file_get_string(kf, group, key, NULL);
-	if (v && !*g_strstrip(v)) {
-		g_free(v);
-		return NULL;
-	}
-	return v;
-}
-
-char *basedirs_default_theme(const char *theme_option)
-{
-	char *v;
-
-	if (theme_option && *theme_option)
-		return g_strdup(theme_option);
-	v = config_value("gtk-3.0/settings.ini", "Settings",
-			 "gtk-icon-theme-name");
-	if (v)
-		return v;
-	v = config_value("kdeglobals", "Icons", "Theme");
-	if (v)
-		return v;
-	return g_strdup("hicolor");
-}
 
 struct basedirs_real {
 	pthread_mutex_t lock;

@@ -1,5 +1,4 @@
-/* Where icons come from: the base-directory list, the default theme, and the
- * default paths of the index and the mountpoint, as the design fixes them.
+/* Where icons come from: the base-directory list and the default paths of the index and the mountpoint, as the design fixes them.
  * Every function returns newly allocated memory the caller frees (g_free,
  * g_strfreev for lists; free() where said). */
 #pragma once
@@ -18,9 +17,6 @@ char *basedirs_default_mountpoint(void);
  * duplicates and anything equal to or under `mountpoint` dropped. */
 char **basedirs_list(const char *icon_dirs, const char *mountpoint);
 
-/* --theme, else gtk-icon-theme-name from gtk-3.0/settings.ini, else Theme in
- * [Icons] of kdeglobals, else "hicolor". */
-char *basedirs_default_theme(const char *theme_option);
 
 /* Lexically normalize an absolute path: collapse "//", "/./", "/x/../". */
 char *basedirs_normalize(const char *path);

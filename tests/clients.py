@@ -1,6 +1,6 @@
 """Real toolkit clients, run in a child /usr/bin/python3 (Debian's, which
-has python3-gi and PyQt5) with XDG_DATA_DIRS pointing at the mount.
-Usage: clients.py gtk3|gtk4|qt5 THEME SIZE NAME... ; prints one line per
+has python3-gi, PyQt5 and PyQt6) with XDG_DATA_DIRS pointing at the mount.
+Usage: clients.py gtk3|gtk4|qt5|qt6 THEME SIZE NAME... ; prints one line per
 name: "NAME<TAB>path-or-empty<TAB>width x height"."""
 import os
 import sys
@@ -60,9 +60,13 @@ elif kind == "gtk4":
         if path and path.endswith("image-missing.png") and n != "image-missing":
             path = ""
         print(f"{n}\t{path or ''}\t{p.get_intrinsic_width()}x{p.get_intrinsic_height()}")
-elif kind == "qt5":
-    from PyQt5.QtGui import QGuiApplication, QIcon
-    from PyQt5.QtCore import QSize
+elif kind in ("qt5", "qt6"):
+    if kind == "qt5":
+        from PyQt5.QtGui import QGuiApplication, QIcon
+        from PyQt5.QtCore import QSize
+    else:
+        from PyQt6.QtGui import QGuiApplication, QIcon
+        from PyQt6.QtCore import QSize
     app = QGuiApplication([])
     QIcon.setThemeName(theme)
     for n in names:

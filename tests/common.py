@@ -143,7 +143,9 @@ def errno_of(fn):
 
 def is_symbolic(name):
     """Names served only as SVG under icons/ (fs/view.c)."""
-    return name.endswith("-symbolic") or name.endswith("-symbolic.symbolic")
+    if name.endswith(".symbolic"):
+        name = name[:-len(".symbolic")]
+    return name.endswith(("-symbolic", "-symbolic-ltr", "-symbolic-rtl"))
 
 
 def png_size(data):

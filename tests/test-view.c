@@ -94,6 +94,14 @@ TEST(symbolic)
 	ASSERT_TRUE(view_is_symbolic("edit-copy-symbolic"));
 	ASSERT_TRUE(!view_is_symbolic("edit-copy"));
 	ASSERT_TRUE(!view_is_symbolic("edit-symbolic-copy"));
+	/* GTK's directional variants */
+	ASSERT_TRUE(view_is_symbolic("go-next-symbolic-rtl"));
+	ASSERT_TRUE(view_is_symbolic("go-next-symbolic-ltr"));
+	ASSERT_TRUE(!view_is_symbolic("go-next-symbolic-up"));
+	ASSERT_TRUE(view_is_symbolic("go-next-symbolic.symbolic"));
+	ASSERT_TRUE(view_is_symbolic("go-next-symbolic-rtl.symbolic"));
+	ASSERT_TRUE(!view_is_symbolic("go-next.symbolic"));
+	ASSERT_EQ_INT(view_nominal_size("go-next-symbolic-rtl"), 16);
 	ASSERT_EQ_INT(view_nominal_size("edit-copy-symbolic"), 16);
 	ASSERT_EQ_INT(view_nominal_size("edit-copy"), 48);
 }

@@ -65,6 +65,28 @@ with mounted(db, REAL_BASES, theme="Papirus") as mnt:
         rows = client("qt5", theme, 32, names[:2], data_dirs)
         check(all(r[1] == "found" and r[2] == "32x32" for r in rows), f"qt5 {theme} prepended")
         check(counters(mnt)["reads"] > before, f"qt5 {theme} prepended reads the mount")
+    # Qt 6 likewise: the mount alone, icons at the asked size; a size
+    # nobody read yet reaches the daemon
+    for theme, names in SAMPLES.items():
+        before = counters(mnt)["reads"]
+        rows = client("qt6", theme, 64, names, mnt)
+        for name, found, dims in rows:
+            check_eq((found, dims), ("found", "64x64"), f"qt6 {theme} {name} through the mount")
+        check(counters(mnt)["reads"] > before, f"qt6 {theme} read files of the mount")
+
+    # GTK's whole symbolic rule: Adwaita's -symbolic-rtl icons are served
+    # as SVG from scalable/ only, never as PNG in a size view
+    listed = os.listdir(os.path.join(mnt, "icons/Adwaita/48x48"))
+    check_eq([n for n in listed if "-symbolic-" in n and n.endswith(("-ltr.png", "-rtl.png"))], [],
+             "no directional symbolic PNG in icons/Adwaita/48x48")
+    rtl = sorted(f[:-4] for f in os.listdir(os.path.join(mnt, "icons/Adwaita/scalable"))
+                 if f.endswith("-symbolic-rtl.svg"))
+    check(len(rtl) > 0, f"Adwaita's -symbolic-rtl icons in scalable/ ({len(rtl)})")
+    rows = client("gtk3", "Adwaita", 48, rtl[:3], data_dirs)
+    for name, path, *_ in rows:
+        check(path.startswith(f"{mnt}/icons/Adwaita/scalable/") and path.endswith(".svg"),
+              f"gtk3 finds {name} as the SVG in scalable/: {path}")
+
     # GTK reads the synthesized icon-theme.cache and no size directory
     if shutil.which("strace"):
         env = dict(os.environ, XDG_DATA_DIRS=data_dirs)

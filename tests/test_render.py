@@ -128,7 +128,7 @@ try:
                       c.execute("SELECT source FROM blob WHERE status != 0")}
         check(set(verdicts) <= stored <= set(verdicts) | EITHER,
               f"only verdicts on the sources are stored: {sorted(stored)}")
-        for needle in ("themes           1", "theme            r (served)", "(mounted)", "rendered", f"failed renders   {len(stored)}",
+        for needle in ("themes           1", "theme            r (served; from --theme)", "(mounted)", "rendered", f"failed renders   {len(stored)}",
                        "hit rate", "last refresh"):
             check(needle in status.stdout, f"status shows {needle!r}")
 
