@@ -326,7 +326,7 @@ static char *counters_text(struct fs *fs)
 		"reads %llu\nreaddirs %llu\nrenders %llu\n"
 		"render_failures %llu\nblob_hits %llu\nnative %llu\n"
 		"cache_errors %llu\nworker_restarts %llu\nnodes %u\n"
-		"negatives %u\ninvalidations %llu\n",
+		"negatives %u\ninvalidations %llu\nnode_bytes %llu\n",
 		(unsigned long long)t->lookups, (unsigned long long)t->negative,
 		(unsigned long long)t->getattrs, (unsigned long long)t->opens,
 		(unsigned long long)t->reads, (unsigned long long)t->readdirs,
@@ -335,7 +335,8 @@ static char *counters_text(struct fs *fs)
 		(unsigned long long)c->blob_hits, (unsigned long long)c->native,
 		(unsigned long long)c->cache_errors,
 		content_worker_restarts(fs->content), nodes, negatives,
-		(unsigned long long)t->invalidations);
+		(unsigned long long)t->invalidations,
+		(unsigned long long)t->node_bytes);
 }
 
 static void fs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,

@@ -21,11 +21,12 @@ struct node {
 	uint64_t parent;  /* the directory it was looked up in */
 	char *entry;	  /* its name there */
 	enum tree_kind kind;
-	char *theme;
+	const char *theme; /* interned: themes are few, nodes many */
 	int size, scale;
 	char *name; /* icon name of TREE_ICON / TREE_SVG */
 	char *key;
-	uint64_t used; /* tree.clock at the last lookup/getattr/open */
+	uint64_t used;	/* tree.clock at the last lookup/getattr/open */
+	unsigned bytes; /* what the node costs, counted in tree.bytes */
 	/* Files: what the last lookup resolved; tree.lock. */
 	struct icon_content content;
 	struct timespec mtime;
@@ -46,6 +47,7 @@ struct tree {
 	GHashTable *by_ino;	   /* uint64 → node; lock */
 	GHashTable *by_key;	   /* key → node; lock */
 	uint64_t clock;		   /* ticks on every use of a node; lock */
+	size_t bytes;		   /* the nodes' memory; lock */
 	struct node root;
 	/* Negative entries the kernel may hold, a set of "parent/entry"
 	 * strings (the parent's ino in decimal), at most TREE_NEGATIVES_MAX;
@@ -55,7 +57,6 @@ struct tree {
 
 static void node_free(struct node *n)
 {
-	g_free(n->theme);
 	g_free(n->name);
 	g_free(n->key);
 	g_free(n->entry);
@@ -139,6 +140,7 @@ void tree_held(struct tree *t, unsigned *ret_nodes, unsigned *ret_negatives)
 {
 	pthread_mutex_lock(&t->lock);
 	*ret_nodes = g_hash_table_size(t->by_ino);
+	t->counters.node_bytes = t->bytes;
 	*ret_negatives = g_hash_table_size(t->negatives);
 	pthread_mutex_unlock(&t->lock);
 }
@@ -277,7 +279,7 @@ static uint64_t node_ref(struct tree *t, uint64_t parent, const char *entry,
 		       g_hash_table_contains(t->by_ino, &n->ino))
 			n->ino++;
 		n->kind = kind;
-		n->theme = g_strdup(theme);
+		n->theme = theme ? g_intern_string(theme) : NULL;
 		n->size = size;
 		n->scale = scale;
 		n->name = g_strdup(name);
@@ -286,6 +288,20 @@ static uint64_t node_ref(struct tree *t, uint64_t parent, const char *entry,
 		n->key = g_steal_pointer(&key);
 		g_hash_table_insert(t->by_key, n->key, n);
 		g_hash_table_insert(t->by_ino, &n->ino, n);
+	}
+	if (content) {
+		/* the node's strings, its content's source and two hash table
+		 * entries, with malloc's overhead */
+		t->bytes -= n->bytes;
+		n->bytes = sizeof(*n) + strlen(n->key) + strlen(n->entry) +
+			   (n->name ? strlen(n->name) : 0) +
+			   (content->source ? strlen(content->source) : 0) +
+			   TREE_NODE_OVERHEAD;
+		t->bytes += n->bytes;
+	} else if (!n->bytes) {
+		n->bytes = sizeof(*n) + strlen(n->key) + strlen(n->entry) +
+			   TREE_NODE_OVERHEAD;
+		t->bytes += n->bytes;
 	}
 	n->nlookup++;
 	n->used = ++t->clock;
@@ -314,6 +330,7 @@ void tree_forget(struct tree *t, uint64_t ino, uint64_t nlookup)
 		if (n->nlookup == 0) {
 			g_hash_table_remove(t->by_ino, &n->ino);
 			g_hash_table_remove(t->by_key, n->key);
+			t->bytes -= n->bytes;
 			node_free(n);
 		}
 	}
@@ -661,30 +678,30 @@ static int node_used_cmp(const void *a, const void *b)
 	return x->used < y->used ? -1 : x->used > y->used;
 }
 
-void tree_collect_evictions(struct tree *t, unsigned max_nodes, GArray *out)
+void tree_collect_evictions(struct tree *t, size_t max_bytes, GArray *out)
 {
 	g_autoptr(GPtrArray) files = NULL;
 	GHashTableIter it;
 	struct node *n;
-	unsigned count, drop;
+	size_t freed = 0, excess;
 
 	pthread_mutex_lock(&t->lock);
-	count = g_hash_table_size(t->by_ino);
-	if (count <= max_nodes) {
+	if (t->bytes <= max_bytes) {
 		pthread_mutex_unlock(&t->lock);
 		return;
 	}
-	files = g_ptr_array_sized_new(count);
+	/* down to 90%, so that this does not run on every check */
+	excess = t->bytes - max_bytes / 10 * 9;
+	files = g_ptr_array_sized_new(g_hash_table_size(t->by_ino));
 	g_hash_table_iter_init(&it, t->by_ino);
 	while (g_hash_table_iter_next(&it, NULL, (void **)&n))
 		if (!tree_kind_is_dir(n->kind))
 			g_ptr_array_add(files, n);
 	g_ptr_array_sort(files, node_used_cmp);
-	/* down to 90%, so that this does not run on every check */
-	drop = MIN(files->len, count - max_nodes / 10 * 9);
-	for (unsigned i = 0; i < drop; i++) {
+	for (unsigned i = 0; i < files->len && freed < excess; i++) {
 		n = files->pdata[i];
 		inval_add(out, 0, n->parent, n->entry);
+		freed += n->bytes;
 	}
 	pthread_mutex_unlock(&t->lock);
 }

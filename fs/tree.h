@@ -60,6 +60,7 @@ struct tree_ctx {
 struct tree_counters {
 	atomic_ullong lookups, negative, getattrs, opens, reads, readdirs;
 	atomic_ullong invalidations; /* sent to the kernel */
+	atomic_ullong node_bytes;    /* at the last tree_held() */
 };
 
 /* `content` and `synth` are borrowed and outlive the tree. */
@@ -134,8 +135,12 @@ void tree_inval_clear(GArray *invals);
 void tree_set_default_theme(struct tree *t, const char *theme,
 			    const char *source, GArray *out);
 
-/* The node table is a cache like any other: past `max_nodes`, the least
- * recently used files' entries are to be invalidated, so that the kernel
- * forgets them (and tree_forget() frees them) unless they are open. */
-#define TREE_NODES_MAX 8192
-void tree_collect_evictions(struct tree *t, unsigned max_nodes, GArray *out);
+/* The node table is a cache like any other, bounded by memory: past
+ * `max_bytes`, the least recently used files' entries are to be
+ * invalidated, so that the kernel forgets them (and tree_forget() frees
+ * them) unless they are open. 16 MiB hold about 50,000 icon nodes (each
+ * about 330 bytes with its strings and table entries, measured): more than
+ * the largest size directory of the installed themes (about 18,000). */
+#define TREE_NODES_BYTES   (16u * 1024 * 1024)
+#define TREE_NODE_OVERHEAD 96 /* malloc headers and hash table entries */
+void tree_collect_evictions(struct tree *t, size_t max_bytes, GArray *out);

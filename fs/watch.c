@@ -185,7 +185,7 @@ static void watch_evict(struct watch *w)
 	g_autoptr(GArray) invals =
 		g_array_new(FALSE, FALSE, sizeof(struct tree_inval));
 
-	tree_collect_evictions(w->tree, TREE_NODES_MAX, invals);
+	tree_collect_evictions(w->tree, TREE_NODES_BYTES, invals);
 	watch_send(w, invals);
 	tree_inval_clear(invals);
 }

@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""Browsing a large directory like a native one: a size view of 20,000
+icons (PNGs of the exact size, so nothing is rendered) listed with their
+attributes twice through a real mount. The node table holds them all: the
+second listing sends no LOOKUP to the daemon (its counters), even after the
+table's periodic bound check; sizes equal the bytes served; d_ino equals
+st_ino."""
+import os
+import struct
+import tempfile
+import time
+import zlib
+
+from common import check, check_eq, counters, finish, mounted, run
+
+N = 20000
+
+
+def png16():
+    raw = b"".join(b"\0" + b"\x20\x40\x80\xff" * 16 for _ in range(16))
+
+    def chunk(t, d):
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 16, 16, 8, 6, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
+
+
+def listing(d):
+    """What `ls -l` asks: every entry and its attributes."""
+    out = {}
+    with os.scandir(d) as it:
+        for e in it:
+            st = e.stat(follow_symlinks=False)
+            out[e.name] = (e.inode(), st.st_ino, st.st_size)
+    return out
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    base = os.path.join(tmp, "icons")
+    d16 = os.path.join(base, "many", "16")
+    os.makedirs(d16)
+    with open(os.path.join(base, "many", "index.theme"), "w") as f:
+        f.write("[Icon Theme]\nName=Many\nDirectories=16\n\n[16]\nSize=16\nType=Fixed\n")
+    data = png16()
+    for i in range(N):
+        with open(os.path.join(d16, f"icon-{i:05d}.png"), "wb") as f:
+            f.write(data)
+    db = os.path.join(tmp, "index.sqlite")
+    run("index", "--db", db, "--icon-dirs", base, check_rc=0)
+    with mounted(db, base, theme="many") as mnt:
+        view = os.path.join(mnt, "icons/many/16x16")
+        t0 = time.monotonic()
+        first = listing(view)
+        t1 = time.monotonic()
+        c1 = counters(mnt)
+        check_eq(len(first), N, "the size view lists every icon")
+        check(c1["nodes"] > N, f"the node table holds them all ({c1['nodes']} nodes, "
+              f"{c1['node_bytes'] / 2**20:.1f} MiB)")
+        time.sleep(2.5)  # past the table's bound check
+        t2 = time.monotonic()
+        second = listing(view)
+        t3 = time.monotonic()
+        c2 = counters(mnt)
+        print(f"listing {N} entries: first {t1 - t0:.2f} s ({c1['lookups']} lookups), "
+              f"second {t3 - t2:.2f} s ({c2['lookups'] - c1['lookups']} lookups), "
+              f"{c2['node_bytes'] / c2['nodes']:.0f} bytes per node")
+        check_eq(c2["lookups"] - c1["lookups"], 0, "the second listing sends no LOOKUP")
+        check_eq(c2["invalidations"], 0, "nothing evicted")
+        check_eq(first, second, "both listings agree")
+        bad_ino = [n for n, (d_ino, st_ino, _) in second.items() if d_ino != st_ino]
+        check_eq(bad_ino[:5], [], "d_ino equals st_ino")
+        sizes = [(n, size) for n, (_, _, size) in sorted(second.items())[::97]]
+        wrong = [n for n, size in sizes if len(open(os.path.join(view, n), "rb").read()) != size]
+        check_eq(wrong, [], f"st_size equals the bytes served ({len(sizes)} sampled)")
+        check_eq(counters(mnt)["renders"], 0, "PNGs of the exact size render nothing")
+finish()
