@@ -17,6 +17,7 @@
 #include "file.h"
 #include "fs.h"
 #include "listing.h"
+#include "prefetch.h"
 #include "log.h"
 #include "synth.h"
 #include "tree.h"
@@ -40,6 +41,7 @@ struct fs {
 	pthread_key_t ctx_key;
 	bool no_open; /* the kernel reads files without opening them */
 	struct fuse_session *se;
+	struct prefetch *prefetch;
 };
 
 static struct fs *fs_of(fuse_req_t req)
@@ -181,7 +183,9 @@ static void fs_readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size,
 
 	if (!d->ls) {
 		struct tree_ctx *x = fs_ctx(fs);
-		int r = x ? listing_build(fs->tree, x, ino, &d->ls) : -EIO;
+		int r = x ? listing_build(fs->tree, x, fs->prefetch, ino,
+					  &d->ls)
+			  : -EIO;
 
 		if (r < 0) {
 			fuse_reply_err(req, -r);
@@ -590,6 +594,8 @@ int fs_mount(const struct fs_options *o)
 	r = synth_new(&fs.synth);
 	if (r >= 0)
 		r = tree_new(o->theme, fs.content, fs.synth, &fs.tree);
+	if (r >= 0)
+		r = prefetch_new(o->db, o->workers, fs.content, &fs.prefetch);
 	if (r < 0)
 		goto out;
 	{
@@ -650,6 +656,7 @@ out:
 	if (se)
 		fuse_session_destroy(se);
 	fuse_opt_free_args(&args);
+	prefetch_free(fs.prefetch);
 	tree_free(fs.tree);
 	synth_free(fs.synth);
 	content_free(fs.content);

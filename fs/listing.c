@@ -69,7 +69,7 @@ static int list_theme(struct tree_ctx *x, const char *theme, struct listing *ls)
 
 /* Icons: symbolic names only as SVG under icons/ (toolkits recolour them),
  * rendered like any other in the flat views. */
-static int list_icons(struct tree *t, struct tree_ctx *x,
+static int list_icons(struct tree *t, struct tree_ctx *x, struct prefetch *pf,
 		      const struct tree_node *dir, struct listing *ls)
 {
 	bool svg = dir->kind == TREE_SCALABLE;
@@ -87,10 +87,16 @@ static int list_icons(struct tree *t, struct tree_ctx *x,
 		listing_add(ls, g_strconcat(n, svg ? ".svg" : ".png", NULL),
 			    DT_REG);
 	}
+	/* whoever lists a size view is about to stat its icons */
+	if (pf && !svg)
+		prefetch_view(pf, dir->theme, dir->size, dir->scale, names,
+			      dir->kind == TREE_SIZEDIR,
+			      synth_generation(tree_synth(t)));
 	return 0;
 }
 
-static int listing_build_once(struct tree *t, struct tree_ctx *x, uint64_t ino,
+static int listing_build_once(struct tree *t, struct tree_ctx *x,
+			      struct prefetch *pf, uint64_t ino,
 			      struct listing **ret)
 {
 	struct listing *ls = g_new0(struct listing, 1);
@@ -118,7 +124,7 @@ static int listing_build_once(struct tree *t, struct tree_ctx *x, uint64_t ino,
 		case TREE_SIZEDIR:
 		case TREE_FLATDIR:
 		case TREE_SCALABLE:
-			r = list_icons(t, x, &dir, ls);
+			r = list_icons(t, x, pf, &dir, ls);
 			break;
 		default:
 			r = -ENOTDIR;
@@ -135,12 +141,12 @@ static int listing_build_once(struct tree *t, struct tree_ctx *x, uint64_t ino,
 	return 0;
 }
 
-int listing_build(struct tree *t, struct tree_ctx *x, uint64_t ino,
-		  struct listing **ret)
+int listing_build(struct tree *t, struct tree_ctx *x, struct prefetch *pf,
+		  uint64_t ino, struct listing **ret)
 {
 	for (int tries = 1;; tries++) {
 		uint64_t gen = synth_generation(tree_synth(t));
-		int r = listing_build_once(t, x, ino, ret);
+		int r = listing_build_once(t, x, pf, ino, ret);
 
 		if (r < 0 || synth_generation(tree_synth(t)) == gen ||
 		    tries == LISTING_TRIES)

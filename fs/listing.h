@@ -8,6 +8,7 @@
 #include <glib.h>
 #include <stdint.h>
 
+#include "prefetch.h"
 #include "tree.h"
 
 struct listing {
@@ -16,6 +17,8 @@ struct listing {
 	GArray *inos;	  /* uint64_t per name */
 };
 
-int listing_build(struct tree *t, struct tree_ctx *x, uint64_t ino,
-		  struct listing **ret);
+/* A size view's icons are also queued on `pf` (may be NULL) to be rendered
+ * ahead of the stats that follow a listing. */
+int listing_build(struct tree *t, struct tree_ctx *x, struct prefetch *pf,
+		  uint64_t ino, struct listing **ret);
 void listing_free(struct listing *ls);

@@ -1,0 +1,28 @@
+/* Rendering a listed size view ahead of its readers. `ls -l`, a file
+ * manager or a backup tool stat the entries one at a time, each waiting for
+ * its render on one worker; a prefetch renders the listed icons in the
+ * background on every render worker at once, so that those stats find them
+ * done (the content layer renders each icon once, whoever asks first, and
+ * a PNG of the exact size renders nothing). One job per listed view and
+ * index generation; a few jobs queued at most; idle when all is done. */
+#pragma once
+
+#include <glib.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "content.h"
+
+struct prefetch;
+
+/* `threads` lookers, each with its own connection to the index at
+ * `db_path`; `content` is borrowed. */
+int prefetch_new(const char *db_path, unsigned threads, struct content *content,
+		 struct prefetch **ret);
+struct prefetch *prefetch_free(struct prefetch *p);
+
+/* Queue the icons `names` of a view of `theme` at size×scale (a reference
+ * is taken; symbolic names skipped when `skip_symbolic`). `generation`
+ * dates the index the names come from. */
+void prefetch_view(struct prefetch *p, const char *theme, int size, int scale,
+		   GPtrArray *names, bool skip_symbolic, uint64_t generation);
