@@ -4,7 +4,8 @@ icons (PNGs of the exact size, so nothing is rendered) listed with their
 attributes twice through a real mount. The node table holds them all: the
 second listing sends no LOOKUP to the daemon (its counters), even after the
 table's periodic bound check; sizes equal the bytes served; d_ino equals
-st_ino."""
+st_ino. A listed view of SVGs is rendered ahead of the stats that follow,
+each icon exactly once."""
 import os
 import struct
 import tempfile
@@ -73,4 +74,30 @@ with tempfile.TemporaryDirectory() as tmp:
         wrong = [n for n, size in sizes if len(open(os.path.join(view, n), "rb").read()) != size]
         check_eq(wrong, [], f"st_size equals the bytes served ({len(sizes)} sampled)")
         check_eq(counters(mnt)["renders"], 0, "PNGs of the exact size render nothing")
+
+    # 200 SVGs: listing the 24x24 view starts their renders on every
+    # worker; the stats that follow wait for them, nothing renders twice
+    svgs = os.path.join(base, "svgs", "scalable")
+    os.makedirs(svgs)
+    with open(os.path.join(base, "svgs", "index.theme"), "w") as f:
+        f.write("[Icon Theme]\nName=S\nDirectories=scalable\n\n[scalable]\nSize=16\n"
+                "Type=Scalable\nMinSize=1\nMaxSize=512\n")
+    for i in range(200):
+        with open(os.path.join(svgs, f"s{i:03d}.svg"), "w") as f:
+            f.write(f'<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16">'
+                    f'<rect width="16" height="{i % 16 + 1}" fill="red"/></svg>')
+    run("index", "--db", db, "--icon-dirs", base, check_rc=0)
+    with mounted(db, base, theme="svgs") as mnt:
+        view = os.path.join(mnt, "icons/svgs/24x24")
+        names = os.listdir(view)
+        t0 = time.monotonic()
+        while counters(mnt)["renders"] < 200 and time.monotonic() - t0 < 60:
+            time.sleep(0.05)
+        ahead = counters(mnt)["renders"]
+        sized = [os.stat(os.path.join(view, n)).st_size > 0 for n in names]
+        c = counters(mnt)
+        print(f"200 SVGs listed: {ahead} rendered ahead of the stats in {time.monotonic() - t0:.2f} s")
+        check_eq((len(names), all(sized)), (200, True), "every listed icon has its size")
+        check_eq(ahead, 200, "the listing rendered the view ahead of its stats")
+        check_eq(c["renders"], 200, "nothing rendered twice")
 finish()
