@@ -39,10 +39,8 @@ struct prefetch {
 
 static void job_free(struct job *j)
 {
-	if (!j)
-		return;
-	g_free(j->theme);
 	g_ptr_array_unref(j->names);
+	g_free(j->theme);
 	g_free(j);
 }
 

@@ -69,29 +69,28 @@ static void watch_missing_base(struct watch *w, const char *base)
 	}
 }
 
-static void watch_add(const char *path, void *userdata)
-{
-	struct watch *w = userdata;
-
-	if (inotify_add_watch(w->ifd, path, WATCH_EVENTS) < 0 &&
-	    errno == ENOSPC && !w->polling) {
-		log_warning("out of inotify watches, checking stamps every "
-			    "second instead");
-		w->polling = true;
-	}
-}
-
 /* Watch every base directory and every indexed directory that exists
  * (adding a watch twice is harmless: the kernel returns the same one). */
 static void watch_arm(struct watch *w)
 {
+	g_autoptr(GPtrArray) dirs = NULL;
+
 	if (w->ifd < 0)
 		return;
 	for (char **b = w->basedirs; *b; b++)
 		if (inotify_add_watch(w->ifd, *b, WATCH_EVENTS) < 0 &&
 		    errno == ENOENT)
 			watch_missing_base(w, *b);
-	(void)index_foreach_dir(w->db, watch_add, w);
+	if (index_dirs(w->db, &dirs) < 0)
+		return;
+	for (guint i = 0; i < dirs->len; i++)
+		if (inotify_add_watch(w->ifd, dirs->pdata[i], WATCH_EVENTS) <
+			    0 &&
+		    errno == ENOSPC && !w->polling) {
+			log_warning("out of inotify watches, checking stamps "
+				    "every second instead");
+			w->polling = true;
+		}
 }
 
 /* Read pending events; remember the icon names they touch. */

@@ -139,7 +139,6 @@ char **basedirs_list(const char *icon_dirs, const char *mountpoint)
 	return (char **)g_ptr_array_free(list, FALSE);
 }
 
-
 struct basedirs_real {
 	pthread_mutex_t lock;
 	char **basedirs;

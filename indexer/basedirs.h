@@ -1,6 +1,7 @@
-/* Where icons come from: the base-directory list and the default paths of the index and the mountpoint, as the design fixes them.
- * Every function returns newly allocated memory the caller frees (g_free,
- * g_strfreev for lists; free() where said). */
+/* Where icons come from: the base-directory list and the default paths of the
+ * index and the mountpoint, as the design fixes them. Every function returns
+ * newly allocated memory the caller frees (g_free, g_strfreev for lists; free()
+ * where said). */
 #pragma once
 
 #include <stdbool.h>
@@ -16,7 +17,6 @@ char *basedirs_default_mountpoint(void);
  * /usr/share/pixmaps. Relative entries are made absolute, paths normalized,
  * duplicates and anything equal to or under `mountpoint` dropped. */
 char **basedirs_list(const char *icon_dirs, const char *mountpoint);
-
 
 /* Lexically normalize an absolute path: collapse "//", "/./", "/x/../". */
 char *basedirs_normalize(const char *path);

@@ -67,33 +67,43 @@ int index_stats(sqlite3 *db, struct index_stats *ret)
 	return ret->themes < 0 || ret->dirs < 0 || ret->icons < 0 ? -EIO : 0;
 }
 
-int index_foreach_dir(sqlite3 *db, void (*fn)(const char *path, void *userdata),
-		      void *userdata)
+/* The first column of every row of `q`, as strings. */
+static int column_strings(sqlite3 *db, sqlite3_stmt *q, GPtrArray **ret)
+{
+	g_autoptr(GPtrArray) out = g_ptr_array_new_with_free_func(g_free);
+	int rc;
+
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+		g_ptr_array_add(out, g_strdup(db_column_str(q, 0)));
+	if (rc != SQLITE_DONE)
+		return db_log_error(db, rc, "cannot read the index");
+	*ret = g_steal_pointer(&out);
+	return 0;
+}
+
+int index_dirs(sqlite3 *db, GPtrArray **ret)
 {
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
-	int rc, r;
+	int r;
 
 	r = db_query(db, &q, "SELECT path FROM dir WHERE ino >= 0 OR kind = ?1",
 		     "i", DIR_KIND_ROOT);
-	if (r < 0)
-		return r;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
-		fn(db_column_str(q, 0), userdata);
-	return db_errno(rc);
+	return r < 0 ? r : column_strings(db, q, ret);
 }
 
 int index_all_names(sqlite3 *db, GHashTable *names)
 {
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
-	int rc, r;
+	g_autoptr(GPtrArray) all = NULL;
+	int r;
 
-	r = db_prepare(db,
-		       "SELECT DISTINCT name FROM icon UNION "
-		       "SELECT name FROM theme WHERE valid",
-		       &q);
-	if (r < 0)
-		return r;
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
-		g_hash_table_add(names, g_strdup(db_column_str(q, 0)));
-	return db_errno(rc);
+	r = db_query(db, &q,
+		     "SELECT DISTINCT name FROM icon UNION "
+		     "SELECT name FROM theme WHERE valid",
+		     "");
+	if (r >= 0)
+		r = column_strings(db, q, &all);
+	for (guint i = 0; r >= 0 && i < all->len; i++)
+		g_hash_table_add(names, g_strdup(all->pdata[i]));
+	return r;
 }

@@ -45,10 +45,9 @@ struct index_stats {
 };
 int index_stats(sqlite3 *db, struct index_stats *ret);
 
-/* Call fn for every indexed directory that exists and every theme root:
- * what a watcher of the index watches. */
-int index_foreach_dir(sqlite3 *db, void (*fn)(const char *path, void *userdata),
-		      void *userdata);
+/* The paths of every indexed directory that exists and of every theme
+ * root: what a watcher of the index watches. */
+int index_dirs(sqlite3 *db, GPtrArray **ret);
 
 /* Add every icon name and every theme name of the index to `names` (a
  * string set owning its keys). */

@@ -91,6 +91,16 @@ def symlink_farm(dst, themes, with_cache=True):
                 shutil.copy(s, os.path.join(dst, t, e))
 
 
+def write_atomic(path, data):
+    """Write `data` (str or bytes) to `path` as an editor or a package
+    manager does: a temporary file renamed over it."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = path + ".tmp~"
+    with open(tmp, "wb" if isinstance(data, bytes) else "w") as f:
+        f.write(data)
+    os.rename(tmp, path)
+
+
 def svg_square(color="red", height=16):
     """A 16-px-wide SVG: a rectangle of `color` and `height`."""
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16">'

@@ -12,7 +12,7 @@ import tempfile
 import time
 
 from common import (REAL_BASES, check, check_eq, finish, mounted, need_theme, run, shared_db,
-                    skip)
+                    skip, write_atomic)
 
 if not os.path.exists("/usr/share/glib-2.0/schemas/org.gnome.desktop.interface.gschema.xml"):
     skip("gsettings-desktop-schemas is not installed (run scripts/setup)")
@@ -22,16 +22,8 @@ db = shared_db("real.sqlite")
 run("index", "--db", db, "--icon-dirs", REAL_BASES, check_rc=0)
 
 
-def write(path, text):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = path + ".tmp~"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.rename(tmp, path)
-
-
 def gnome(conf, theme):
-    write(os.path.join(conf, "glib-2.0", "settings", "keyfile"),
+    write_atomic(os.path.join(conf, "glib-2.0", "settings", "keyfile"),
           f"[org/gnome/desktop/interface]\nicon-theme='{theme}'\n" if theme else "")
 
 
@@ -61,7 +53,7 @@ with tempfile.TemporaryDirectory() as conf:
 
     # the user's GSettings value wins over settings.ini
     gnome(conf, "Papirus")
-    write(os.path.join(conf, "gtk-3.0", "settings.ini"), "[Settings]\ngtk-icon-theme-name=Adwaita\n")
+    write_atomic(os.path.join(conf, "gtk-3.0", "settings.ini"), "[Settings]\ngtk-icon-theme-name=Adwaita\n")
     with mounted(db, REAL_BASES) as mnt:
         theme, source = served(mnt)
         check_eq(theme, "Papirus", "GSettings chooses the theme")
@@ -88,7 +80,7 @@ with tempfile.TemporaryDirectory() as conf:
         check_eq(served(mnt)[1], "GTK settings.ini", "source is settings.ini")
 
         # a switch in settings.ini, live
-        write(os.path.join(conf, "gtk-3.0", "settings.ini"), "[Settings]\ngtk-icon-theme-name=Papirus\n")
+        write_atomic(os.path.join(conf, "gtk-3.0", "settings.ini"), "[Settings]\ngtk-icon-theme-name=Papirus\n")
         dt = switched(mnt, "Papirus")
         print(f"settings.ini switch Adwaita -> Papirus visible after "
               f"{dt * 1000 if dt is not None else -1:.0f} ms (goal <= 1 s)")
@@ -96,8 +88,8 @@ with tempfile.TemporaryDirectory() as conf:
 
     # GTK 4's settings.ini, then KDE's kdeglobals
     os.unlink(os.path.join(conf, "gtk-3.0", "settings.ini"))
-    write(os.path.join(conf, "gtk-4.0", "settings.ini"), "[Settings]\ngtk-icon-theme-name=breeze\n")
-    write(os.path.join(conf, "kdeglobals"), "[Icons]\nTheme=Adwaita\n")
+    write_atomic(os.path.join(conf, "gtk-4.0", "settings.ini"), "[Settings]\ngtk-icon-theme-name=breeze\n")
+    write_atomic(os.path.join(conf, "kdeglobals"), "[Icons]\nTheme=Adwaita\n")
     with mounted(db, REAL_BASES) as mnt:
         check_eq(served(mnt), ("breeze", "GTK settings.ini"), "GTK 4's settings.ini before kdeglobals")
     os.unlink(os.path.join(conf, "gtk-4.0", "settings.ini"))

@@ -14,7 +14,7 @@ import tempfile
 import threading
 import time
 
-from common import ICONFS, check, check_eq, finish, mounted, png_size
+from common import ICONFS, check, check_eq, finish, mounted, png_size, write_atomic
 
 LIMIT = 10.0  # generous wait before a check fails; latencies are reported
 latencies = []
@@ -26,11 +26,7 @@ def svg(color):
 
 
 def write(path, data):
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    tmp = path + ".tmp~"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.rename(tmp, path)
+    write_atomic(path, data)
 
 
 def read(path):
