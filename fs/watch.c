@@ -24,8 +24,6 @@
 /* Stamp check period without inotify, and as a safety net with it. */
 #define WATCH_POLL_MS	1000
 #define WATCH_SAFETY_MS 30000
-/* The first stamp check after mounting (the mount refreshed just before). */
-#define WATCH_SETTLE_MS 1000
 /* How often the node table is held to its size. */
 #define WATCH_EVICT_MS 2000
 /* Time given to storing synthesized files per quiet tick. */
@@ -258,14 +256,14 @@ static void watch_refresh(struct watch *w)
 static void *watch_main(void *arg)
 {
 	struct watch *w = arg;
-	long long first = -1, last = 0, next_check = now_ms() + WATCH_SETTLE_MS;
+	long long first = -1, last = 0, next_check = now_ms() + WATCH_SAFETY_MS;
 	long long next_evict = now_ms() + WATCH_EVICT_MS;
 
-	/* Arm first; what changed since the mount's own refresh is caught by
-	 * a stamp check a moment later, and the synthesized files are stored
-	 * at the first quiet tick: the programs of a login come first. */
+	/* Arm first, then catch what changed since the mount's own refresh,
+	 * then prepare what the first toolkit will read. */
 	watch_arm(w);
-	w->synth_due = true;
+	watch_refresh(w);
+	watch_store_synth(w);
 	for (;;) {
 		struct pollfd pfd[2] = {
 			{ .fd = w->stop_pipe[0], .events = POLLIN },
