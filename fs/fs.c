@@ -323,8 +323,9 @@ static char *counters_text(struct fs *fs)
 	struct tree_counters *t = tree_counters(fs->tree);
 	struct content_counters *c = content_counters(fs->content);
 	unsigned nodes, negatives;
+	size_t bytes;
 
-	tree_held(fs->tree, &nodes, &negatives);
+	tree_held(fs->tree, &nodes, &negatives, &bytes);
 	return g_strdup_printf(
 		"lookups %llu\nnegative %llu\ngetattrs %llu\nopens %llu\n"
 		"reads %llu\nreaddirs %llu\nrenders %llu\n"
@@ -340,7 +341,7 @@ static char *counters_text(struct fs *fs)
 		(unsigned long long)c->cache_errors,
 		content_worker_restarts(fs->content), nodes, negatives,
 		(unsigned long long)t->invalidations,
-		(unsigned long long)t->node_bytes);
+		(unsigned long long)bytes);
 }
 
 static void fs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
@@ -598,20 +599,12 @@ int fs_mount(const struct fs_options *o)
 		return r;
 	r = synth_new(&fs.synth);
 	if (r >= 0)
-		r = tree_new(o->theme, fs.content, fs.synth, &fs.tree);
+		r = tree_new(o->theme, o->theme_source ? o->theme_source : "",
+			     fs.content, fs.synth, &fs.tree);
 	if (r >= 0)
 		r = prefetch_new(o->db, o->workers, fs.content, &fs.prefetch);
 	if (r < 0)
 		goto out;
-	{
-		g_autoptr(GArray) none =
-			g_array_new(FALSE, FALSE, sizeof(struct tree_inval));
-
-		tree_set_default_theme(fs.tree, o->theme,
-				       o->theme_source ? o->theme_source : "",
-				       none);
-		tree_inval_clear(none);
-	}
 	r = -pthread_key_create(&fs.ctx_key, ctx_free);
 	if (r < 0)
 		goto out;

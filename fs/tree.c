@@ -64,13 +64,13 @@ static void node_free(struct node *n)
 	g_free(n);
 }
 
-int tree_new(const char *default_theme, struct content *content,
-	     struct synth *synth, struct tree **ret)
+int tree_new(const char *default_theme, const char *source,
+	     struct content *content, struct synth *synth, struct tree **ret)
 {
 	struct tree *t = g_new0(struct tree, 1);
 
 	t->default_theme = g_strdup(default_theme);
-	t->default_source = g_strdup("--theme");
+	t->default_source = g_strdup(source);
 	pthread_mutex_init(&t->theme_lock, NULL);
 	t->content = content;
 	t->synth = synth;
@@ -136,11 +136,12 @@ char *tree_default_theme(struct tree *t)
 	return theme;
 }
 
-void tree_held(struct tree *t, unsigned *ret_nodes, unsigned *ret_negatives)
+void tree_held(struct tree *t, unsigned *ret_nodes, unsigned *ret_negatives,
+	       size_t *ret_bytes)
 {
 	pthread_mutex_lock(&t->lock);
 	*ret_nodes = g_hash_table_size(t->by_ino);
-	t->counters.node_bytes = t->bytes;
+	*ret_bytes = t->bytes;
 	*ret_negatives = g_hash_table_size(t->negatives);
 	pthread_mutex_unlock(&t->lock);
 }

@@ -60,12 +60,12 @@ struct tree_ctx {
 struct tree_counters {
 	atomic_ullong lookups, negative, getattrs, opens, reads, readdirs;
 	atomic_ullong invalidations; /* sent to the kernel */
-	atomic_ullong node_bytes;    /* at the last tree_held() */
 };
 
-/* `content` and `synth` are borrowed and outlive the tree. */
-int tree_new(const char *default_theme, struct content *content,
-	     struct synth *synth, struct tree **ret);
+/* `source` says what chose the default theme (user.iconfs.theme-source);
+ * `content` and `synth` are borrowed and outlive the tree. */
+int tree_new(const char *default_theme, const char *source,
+	     struct content *content, struct synth *synth, struct tree **ret);
 struct tree *tree_free(struct tree *t);
 struct tree_counters *tree_counters(struct tree *t);
 struct content *tree_content(struct tree *t);
@@ -110,7 +110,8 @@ int tree_getxattr(struct tree *t, uint64_t ino, const char *name,
 /* NUL-separated names of the node's attributes, as listxattr(2) returns. */
 int tree_listxattr(struct tree *t, uint64_t ino, GString *out);
 /* What the kernel holds: nodes, and misses it was told to cache. */
-void tree_held(struct tree *t, unsigned *ret_nodes, unsigned *ret_negatives);
+void tree_held(struct tree *t, unsigned *ret_nodes, unsigned *ret_negatives,
+	       size_t *ret_bytes);
 
 /* One kernel-cache invalidation: an inode (ino != 0: attributes, page cache,
  * cached listing) or an entry (name in directory parent, negative or not). */

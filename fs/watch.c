@@ -174,18 +174,13 @@ static void watch_drop_renders(struct watch *w, GHashTable *names)
 		content_drop_source(w->content, stale->pdata[i]);
 }
 
-static void watch_send(struct watch *w, GArray *invals)
-{
-	watch_invalidate(w->se, w->tree, invals);
-}
-
 static void watch_evict(struct watch *w)
 {
 	g_autoptr(GArray) invals =
 		g_array_new(FALSE, FALSE, sizeof(struct tree_inval));
 
 	tree_collect_evictions(w->tree, TREE_NODES_BYTES, invals);
-	watch_send(w, invals);
+	watch_invalidate(w->se, w->tree, invals);
 	tree_inval_clear(invals);
 }
 
@@ -241,7 +236,7 @@ static void watch_refresh(struct watch *w)
 
 	clock_gettime(CLOCK_REALTIME, &now);
 	tree_collect_invalidations(w->tree, names, all, now, invals);
-	watch_send(w, invals);
+	watch_invalidate(w->se, w->tree, invals);
 	log_debug("refresh: %u directories read, %u names changed%s, "
 		  "%u invalidations",
 		  stats.dirs_read, g_hash_table_size(names),

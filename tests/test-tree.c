@@ -12,16 +12,18 @@
 static unsigned nodes_held(struct tree *t)
 {
 	unsigned nodes, negatives;
+	size_t bytes;
 
-	tree_held(t, &nodes, &negatives);
+	tree_held(t, &nodes, &negatives, &bytes);
 	return nodes;
 }
 
 static unsigned negatives_held(struct tree *t)
 {
 	unsigned nodes, negatives;
+	size_t bytes;
 
-	tree_held(t, &nodes, &negatives);
+	tree_held(t, &nodes, &negatives, &bytes);
 	return negatives;
 }
 
@@ -41,7 +43,7 @@ static int setup(struct ctx *c)
 	    content_new(c->f->db_path, c->f->bases, 1, 5000, 1 << 20,
 			&c->content) < 0 ||
 	    synth_new(&c->synth) < 0 ||
-	    tree_new("t", c->content, c->synth, &c->tree) < 0)
+	    tree_new("t", "--theme", c->content, c->synth, &c->tree) < 0)
 		return -1;
 	c->x = (struct tree_ctx){ .db = c->f->db, .l = c->f->l };
 	return 0;
