@@ -58,11 +58,12 @@ static void *prerender_thread(void *arg)
 	struct prerender *p = arg;
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
 	_cleanup_(lookup_freep) struct lookup *l = NULL;
+	_cleanup_(blob_reader_freep) struct blob_reader *b = NULL;
 	unsigned long total = (unsigned long)p->names->len * p->sizes->len;
 	unsigned long i;
 
 	if (db_connect(p->db_path, DB_QUERY_ONLY, 1000, &db) < 0 ||
-	    lookup_new(db, &l) < 0)
+	    lookup_new(db, &l) < 0 || blob_reader_new(db, &b) < 0)
 		return NULL;
 	while ((i = atomic_fetch_add(&p->next, 1)) < total) {
 		int size = g_array_index(p->sizes, int, i / p->names->len);
@@ -73,7 +74,7 @@ static void *prerender_thread(void *arg)
 		int ext;
 
 		if (lookup_icon(l, p->theme, name, size, 1, &src, &ext) == 0 &&
-		    content_resolve(p->content, db, src, ext, (unsigned)size,
+		    content_resolve(p->content, b, src, ext, (unsigned)size,
 				    &ic) < 0)
 			atomic_fetch_add(&p->failed, 1);
 		icon_content_clear(&ic);

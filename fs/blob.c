@@ -75,29 +75,69 @@ static int blob_bad(const struct blob_key *k, const char *why)
 	return -ENOENT;
 }
 
-int blob_get(sqlite3 *db, const struct blob_key *k, void **ret_data,
+#define BLOB_HEAD_COLUMNS                                                 \
+	"SELECT src_ino, src_size, src_mtime_ns, status, judged, bytes, " \
+	"data_crc, head_crc, used, length(data)"
+#define BLOB_WHERE " FROM blob WHERE source = ?1 AND px = ?2"
+
+struct blob_reader {
+	sqlite3 *db;
+	sqlite3_stmt *head; /* the row without its data */
+	sqlite3_stmt *full;
+};
+
+#define BLOB_READER_STATEMENTS(b)                                              \
+	{                                                                      \
+		{ &(b)->head, BLOB_HEAD_COLUMNS BLOB_WHERE },                  \
+			{ &(b)->full, BLOB_HEAD_COLUMNS ", data" BLOB_WHERE }, \
+	}
+
+int blob_reader_new(sqlite3 *db, struct blob_reader **ret)
+{
+	struct blob_reader *b = calloc(1, sizeof(*b));
+	int r;
+
+	if (!b)
+		return -ENOMEM;
+	b->db = db;
+	{
+		const struct db_statement stmts[] = BLOB_READER_STATEMENTS(b);
+
+		r = db_prepare_all(db, stmts, ELEMENTSOF(stmts));
+	}
+	if (r < 0) {
+		blob_reader_free(b);
+		return r;
+	}
+	*ret = b;
+	return 0;
+}
+
+struct blob_reader *blob_reader_free(struct blob_reader *b)
+{
+	if (b) {
+		const struct db_statement stmts[] = BLOB_READER_STATEMENTS(b);
+
+		db_finalize_all(stmts, ELEMENTSOF(stmts));
+		free(b);
+	}
+	return NULL;
+}
+
+int blob_get(struct blob_reader *b, const struct blob_key *k, void **ret_data,
 	     size_t *ret_len, long long *ret_used)
 {
-	_cleanup_(sqlite3_finalizep) sqlite3_stmt *s = NULL;
+	/* length() of a blob comes from the record header: the data itself
+	 * is read only when asked for. The reset at return ends the read
+	 * transaction. */
+	_cleanup_(sqlite3_resetp) sqlite3_stmt *s =
+		ret_data ? b->full : b->head;
+	sqlite3 *db = b->db;
 	long long bytes;
 	const char *judged;
 	uint32_t dcrc;
-	int status, rc, r;
+	int status, rc;
 
-	/* length() of a blob comes from the record header: the data itself
-	 * is read only when asked for. */
-	r = db_prepare(db,
-		       ret_data ? "SELECT src_ino, src_size, src_mtime_ns, "
-				  "status, judged, bytes, data_crc, head_crc, "
-				  "used, length(data), data FROM blob "
-				  "WHERE source = ?1 AND px = ?2"
-				: "SELECT src_ino, src_size, src_mtime_ns, "
-				  "status, judged, bytes, data_crc, head_crc, "
-				  "used, length(data) FROM blob "
-				  "WHERE source = ?1 AND px = ?2",
-		       &s);
-	if (r < 0)
-		return r;
 	bind_key(s, k->source, k->px);
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_DONE)

@@ -5,7 +5,8 @@
  * fails them is treated as missing, never served. A failure is stored only
  * as a verdict on the source, stamped with the iconfs version that gave it.
  *
- * Reads (blob_get) run on the caller's connection and never write. Writes
+ * Reads (blob_get) run on a reader, the prepared statements of one
+ * thread's connection, and never write. Writes
  * (blob_put, blob_touch, blob_evict, blob_drop_source) are the blob
  * writer's (store.h), inside its transactions. */
 #pragma once
@@ -21,13 +22,23 @@ struct blob_key {
 	long long ino, size, mtime_ns;
 };
 
+/* The prepared reads of connection `db` (borrowed: close it after the
+ * reader is freed). One thread's, like the connection. */
+struct blob_reader;
+int blob_reader_new(sqlite3 *db, struct blob_reader **ret);
+struct blob_reader *blob_reader_free(struct blob_reader *b);
+static inline void blob_reader_freep(struct blob_reader **b)
+{
+	blob_reader_free(*b);
+}
+
 /* 0 when a valid blob exists: its length and, when ret_data is not NULL,
  * its verified bytes (malloc()ed). Without ret_data only the row's head is
  * read (length, stamps, checksums), never the data. *ret_used (may be NULL)
  * gets the row's last use. -ENOENT when there is none, it is stale, it
  * fails its checks (logged) or is a failure judged by another version;
  * -EIO for a failure this version judged. */
-int blob_get(sqlite3 *db, const struct blob_key *k, void **ret_data,
+int blob_get(struct blob_reader *b, const struct blob_key *k, void **ret_data,
 	     size_t *ret_len, long long *ret_used);
 
 /* Store a render (status 0, data) or a verdict (status > 0, an errno),

@@ -117,6 +117,7 @@ unsigned long long content_worker_restarts(struct content *c)
 void icon_content_clear(struct icon_content *ic)
 {
 	g_free(ic->source);
+	g_free((char *)ic->stored.source);
 	*ic = (struct icon_content){ 0 };
 }
 
@@ -190,7 +191,7 @@ static int read_fd(int fd, size_t size, void **ret)
 /* A stored or queued render: 0 (with the bytes when ret_data is not NULL),
  * -EIO for a verdict on the source, -ENOENT when there is none. A use is
  * noted when the stored one is old. */
-static int content_stored(struct content *c, sqlite3 *db,
+static int content_stored(struct content *c, struct blob_reader *b,
 			  const struct blob_key *k, void **ret_data,
 			  size_t *ret_len)
 {
@@ -200,7 +201,7 @@ static int content_stored(struct content *c, sqlite3 *db,
 	r = store_get_pending(c->store, k, ret_data, ret_len);
 	if (r != -ENOENT)
 		return r;
-	r = blob_get(db, k, ret_data, ret_len, &used);
+	r = blob_get(b, k, ret_data, ret_len, &used);
 	if (r == 0 && time(NULL) - used > CONTENT_USED_GRANULARITY)
 		store_touch(c->store, k->source, k->px);
 	return r;
@@ -332,7 +333,7 @@ static int content_render_now(struct content *c, int fd,
 /* The rendered file for (source, px): stored, queued, or rendered now,
  * once however many threads ask at the same time. Every wait is bounded
  * by the render deadline. */
-static int content_render(struct content *c, sqlite3 *db, int fd,
+static int content_render(struct content *c, struct blob_reader *b, int fd,
 			  const struct blob_key *k, int ext, void **ret_data,
 			  size_t *ret_len)
 {
@@ -341,7 +342,7 @@ static int content_render(struct content *c, sqlite3 *db, int fd,
 	int r;
 
 	for (;;) {
-		r = content_stored(c, db, k, ret_data, ret_len);
+		r = content_stored(c, b, k, ret_data, ret_len);
 		if (r != -ENOENT) {
 			if (r == 0)
 				atomic_fetch_add(&c->counters.blob_hits, 1);
@@ -399,8 +400,9 @@ static int content_open_key(struct content *c, const char *source, unsigned px,
 	return fd;
 }
 
-int content_resolve(struct content *c, sqlite3 *db, const char *source, int ext,
-		    unsigned px, struct icon_content *ret)
+int content_resolve(struct content *c, struct blob_reader *b,
+		    const char *source, int ext, unsigned px,
+		    struct icon_content *ret)
 {
 	_cleanup_free_ char *real = NULL;
 	_cleanup_close_ int fd = -1;
@@ -418,29 +420,43 @@ int content_resolve(struct content *c, sqlite3 *db, const char *source, int ext,
 		ret->native = 1;
 		ret->size = st.st_size;
 	} else {
-		r = content_render(c, db, fd, &k, ext, NULL, &len);
+		r = content_render(c, b, fd, &k, ext, NULL, &len);
 		if (r < 0)
 			return r;
 		ret->px = px;
 		ret->size = len;
+		ret->stored = k;
+		ret->stored.source = g_strdup(real);
 	}
 	ret->ext = ext;
 	ret->source = g_strdup(source);
 	return 0;
 }
 
-int content_load(struct content *c, sqlite3 *db, const struct icon_content *ic,
-		 void **ret_data, size_t *ret_len)
+int content_load(struct content *c, struct blob_reader *b,
+		 const struct icon_content *ic, void **ret_data,
+		 size_t *ret_len)
 {
 	_cleanup_free_ char *real = NULL;
 	_cleanup_close_ int fd = -1;
 	struct blob_key k;
 	struct stat st;
+	int r;
 
+	if (ic->native)
+		return -EINVAL;
+	/* Stored under the key the lookup resolved: while the watcher runs,
+	 * a change of the source invalidates the node before a read could
+	 * see other bytes, and these match the size the kernel was given. */
+	if (ic->stored.source) {
+		r = content_stored(c, b, &ic->stored, ret_data, ret_len);
+		if (r == 0)
+			atomic_fetch_add(&c->counters.blob_hits, 1);
+		if (r != -ENOENT)
+			return r;
+	}
 	fd = content_open_key(c, ic->source, ic->px, &k, &real, &st);
 	if (fd < 0)
 		return fd;
-	if (ic->native)
-		return -EINVAL;
-	return content_render(c, db, fd, &k, ic->ext, ret_data, ret_len);
+	return content_render(c, b, fd, &k, ic->ext, ret_data, ret_len);
 }

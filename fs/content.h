@@ -12,7 +12,7 @@
  * died or hit a limit) is retried after a short, growing back-off.
  *
  * One struct content is shared by all threads; every call takes the
- * caller's own (read-only) SQLite connection. */
+ * caller's own blob reader (blob.h) on its read-only connection. */
 #pragma once
 
 #include <sqlite3.h>
@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "blob.h"
 #include "render.h"
 
 struct content_counters {
@@ -58,6 +59,9 @@ struct icon_content {
 	unsigned px;   /* 0 for native content */
 	uint64_t size; /* exact st_size */
 	struct timespec mtime; /* the source's */
+	/* rendered: the blob's key as resolved (source: the real path,
+	 * g_free), so that a read finds the blob without resolving again */
+	struct blob_key stored;
 };
 
 void icon_content_clear(struct icon_content *ic);
@@ -65,13 +69,15 @@ void icon_content_clear(struct icon_content *ic);
 /* Describe the file for `source` (extension index `ext`) at `px` pixels, or
  * its own bytes when px == 0. May render. -ENOENT for a source outside the
  * base directories or gone; -EIO for a source that cannot be rendered. */
-int content_resolve(struct content *c, sqlite3 *db, const char *source, int ext,
-		    unsigned px, struct icon_content *ret);
+int content_resolve(struct content *c, struct blob_reader *b,
+		    const char *source, int ext, unsigned px,
+		    struct icon_content *ret);
 
 /* The bytes of a resolved rendered file (malloc()ed). For native content,
  * open the source instead: content_open_source(). */
-int content_load(struct content *c, sqlite3 *db, const struct icon_content *ic,
-		 void **ret_data, size_t *ret_len);
+int content_load(struct content *c, struct blob_reader *b,
+		 const struct icon_content *ic, void **ret_data,
+		 size_t *ret_len);
 
 /* Open a native source read-only after checking it stays inside the base
  * directories. Returns an fd or -errno. */

@@ -54,6 +54,7 @@ static void ctx_free(void *p)
 	struct tree_ctx *x = p;
 
 	lookup_free(x->l);
+	blob_reader_free(x->blobs);
 	(void)sqlite3_close_v2(x->db);
 	g_free(x);
 }
@@ -77,7 +78,8 @@ static struct tree_ctx *fs_ctx(struct fs *fs)
 	x = g_new0(struct tree_ctx, 1);
 	if (db_connect(fs->db_path, DB_QUERY_ONLY, FS_READ_BUSY_MS, &x->db) <
 		    0 ||
-	    lookup_new(x->db, &x->l) < 0) {
+	    lookup_new(x->db, &x->l) < 0 ||
+	    blob_reader_new(x->db, &x->blobs) < 0) {
 		ctx_free(x);
 		return NULL;
 	}

@@ -66,7 +66,7 @@ static struct job *job_take(struct prefetch *p)
 	}
 }
 
-static void job_run(struct prefetch *p, struct job *j, sqlite3 *db,
+static void job_run(struct prefetch *p, struct job *j, struct blob_reader *b,
 		    struct lookup *l)
 {
 	unsigned i;
@@ -81,7 +81,7 @@ static void job_run(struct prefetch *p, struct job *j, sqlite3 *db,
 			continue;
 		if (lookup_icon(l, j->theme, name, j->size, j->scale, &src,
 				&ext) == 0)
-			(void)content_resolve(p->content, db, src, ext,
+			(void)content_resolve(p->content, b, src, ext,
 					      (unsigned)(j->size * j->scale),
 					      &ic);
 		icon_content_clear(&ic);
@@ -97,10 +97,11 @@ static void *prefetch_main(void *arg)
 	struct prefetch *p = arg;
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
 	_cleanup_(lookup_freep) struct lookup *l = NULL;
+	_cleanup_(blob_reader_freep) struct blob_reader *b = NULL;
 	uint64_t generation = 0;
 
 	if (db_connect(p->db_path, DB_QUERY_ONLY, 1000, &db) < 0 ||
-	    lookup_new(db, &l) < 0)
+	    lookup_new(db, &l) < 0 || blob_reader_new(db, &b) < 0)
 		return NULL;
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
@@ -113,7 +114,7 @@ static void *prefetch_main(void *arg)
 			lookup_flush(l);
 			generation = j->generation;
 		}
-		job_run(p, j, db, l);
+		job_run(p, j, b, l);
 		pthread_mutex_lock(&p->lock);
 		/* a job off the queue is freed by its last worker */
 		if (--j->active == 0 && g_queue_find(&p->jobs, j) == NULL)

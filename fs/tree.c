@@ -184,6 +184,7 @@ static struct tree_node node_copy(const struct node *n)
 	};
 
 	c.content.source = g_strdup(n->content.source);
+	c.content.stored.source = g_strdup(n->content.stored.source);
 	return c;
 }
 
@@ -294,10 +295,13 @@ static uint64_t node_ref(struct tree *t, uint64_t parent, const char *entry,
 		/* the node's strings, its content's source and two hash table
 		 * entries, with malloc's overhead */
 		t->bytes -= n->bytes;
-		n->bytes = sizeof(*n) + strlen(n->key) + strlen(n->entry) +
-			   (n->name ? strlen(n->name) : 0) +
-			   (content->source ? strlen(content->source) : 0) +
-			   TREE_NODE_OVERHEAD;
+		n->bytes =
+			sizeof(*n) + strlen(n->key) + strlen(n->entry) +
+			(n->name ? strlen(n->name) : 0) +
+			(content->source ? strlen(content->source) : 0) +
+			(content->stored.source ? strlen(content->stored.source)
+						: 0) +
+			TREE_NODE_OVERHEAD;
 		t->bytes += n->bytes;
 	} else if (!n->bytes) {
 		n->bytes = sizeof(*n) + strlen(n->key) + strlen(n->entry) +
@@ -375,12 +379,13 @@ static int resolve_icon(struct tree *t, struct tree_ctx *x, enum tree_kind kind,
 			return r;
 		if (ext != ICON_EXT_SVG)
 			return -ENOENT;
-		return content_resolve(t->content, x->db, source, ext, 0, ret);
+		return content_resolve(t->content, x->blobs, source, ext, 0,
+				       ret);
 	}
 	r = lookup_icon(x->l, theme, name, size, scale, &source, &ext);
 	if (r < 0)
 		return r;
-	r = content_resolve(t->content, x->db, source, ext,
+	r = content_resolve(t->content, x->blobs, source, ext,
 			    (unsigned)(size * scale), ret);
 	/* A source that cannot be rendered is an I/O error on that file;
 	 * everything else missing is simply not there. */

@@ -54,6 +54,7 @@ struct tree;
 struct tree_ctx {
 	sqlite3 *db;
 	struct lookup *l;
+	struct blob_reader *blobs;
 	uint64_t generation;
 };
 

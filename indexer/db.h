@@ -71,6 +71,13 @@ static inline void sqlite3_finalizep(sqlite3_stmt **stmt)
 		(void)sqlite3_finalize(*stmt);
 }
 
+/* For a long-lived statement: reset at scope exit, which ends its read. */
+static inline void sqlite3_resetp(sqlite3_stmt **stmt)
+{
+	if (*stmt)
+		(void)sqlite3_reset(*stmt);
+}
+
 /* Text column as a C string ("" for NULL). */
 static inline const char *db_column_str(sqlite3_stmt *stmt, int col)
 {

@@ -13,6 +13,7 @@
 #include "test.h"
 
 static char *db_path;
+static struct blob_reader *test_reader;
 
 static sqlite3 *open_db(void)
 {
@@ -24,12 +25,21 @@ static sqlite3 *open_db(void)
 	return db_open(db_path, 0, &db) < 0 ? NULL : db;
 }
 
+/* The reader of the open test index (closed with it). */
+static struct blob_reader *reader(sqlite3 *db)
+{
+	if (!test_reader && blob_reader_new(db, &test_reader) < 0)
+		return NULL;
+	return test_reader;
+}
+
 static void close_db(sqlite3 *db)
 {
 	g_autofree char *dir = g_path_get_dirname(db_path);
 	g_autofree char *wal = g_strconcat(db_path, "-wal", NULL);
 	g_autofree char *shm = g_strconcat(db_path, "-shm", NULL);
 
+	test_reader = blob_reader_free(test_reader);
 	sqlite3_close(db);
 	(void)unlink(db_path);
 	(void)unlink(wal);
@@ -45,21 +55,21 @@ TEST(stamps)
 	size_t len = 0;
 
 	ASSERT_TRUE(db);
-	ASSERT_EQ_INT(blob_get(db, &k, NULL, &len, NULL), -ENOENT);
+	ASSERT_EQ_INT(blob_get(reader(db), &k, NULL, &len, NULL), -ENOENT);
 	ASSERT_EQ_INT(blob_put(db, &k, 0, "png!", 4, NULL), 0);
-	ASSERT_EQ_INT(blob_get(db, &k, &data, &len, NULL), 0);
+	ASSERT_EQ_INT(blob_get(reader(db), &k, &data, &len, NULL), 0);
 	ASSERT_EQ_INT(len, 4);
 	ASSERT_TRUE(memcmp(data, "png!", 4) == 0);
 	free(data);
 	k.mtime_ns = 6; /* the source changed */
-	ASSERT_EQ_INT(blob_get(db, &k, NULL, &len, NULL), -ENOENT);
+	ASSERT_EQ_INT(blob_get(reader(db), &k, NULL, &len, NULL), -ENOENT);
 	ASSERT_EQ_INT(blob_put(db, &k, EINVAL, NULL, 0, NULL), 0);
-	ASSERT_EQ_INT(blob_get(db, &k, NULL, &len, NULL), -EIO);
+	ASSERT_EQ_INT(blob_get(reader(db), &k, NULL, &len, NULL), -EIO);
 	k.size = 101; /* changed again: the failure is forgotten */
-	ASSERT_EQ_INT(blob_get(db, &k, NULL, &len, NULL), -ENOENT);
+	ASSERT_EQ_INT(blob_get(reader(db), &k, NULL, &len, NULL), -ENOENT);
 	ASSERT_EQ_INT(blob_drop_source(db, "/x/a.svg"), 0);
 	k.size = 100;
-	ASSERT_EQ_INT(blob_get(db, &k, NULL, &len, NULL), -ENOENT);
+	ASSERT_EQ_INT(blob_get(reader(db), &k, NULL, &len, NULL), -ENOENT);
 	close_db(db);
 }
 
@@ -71,12 +81,12 @@ TEST(verdict_of_another_version)
 
 	ASSERT_TRUE(db);
 	ASSERT_EQ_INT(blob_put(db, &k, EINVAL, NULL, 0, NULL), 0);
-	ASSERT_EQ_INT(blob_get(db, &k, NULL, &len, NULL), -EIO);
+	ASSERT_EQ_INT(blob_get(reader(db), &k, NULL, &len, NULL), -EIO);
 	/* as if an older iconfs had judged it (checksum made to match by
 	 * storing it again is not possible from SQL: the row is a miss
 	 * either way, never a failure) */
 	ASSERT_EQ_INT(db_exec(db, "UPDATE blob SET judged = '0.0.1'"), 0);
-	ASSERT_EQ_INT(blob_get(db, &k, NULL, &len, NULL), -ENOENT);
+	ASSERT_EQ_INT(blob_get(reader(db), &k, NULL, &len, NULL), -ENOENT);
 	close_db(db);
 }
 
@@ -111,11 +121,11 @@ TEST(corrupt_rows)
 		int r;
 
 		ASSERT_EQ_INT(blob_put(db, &k, 0, png, sizeof(png), NULL), 0);
-		ASSERT_EQ_INT(blob_get(db, &k, NULL, &len, NULL), 0);
+		ASSERT_EQ_INT(blob_get(reader(db), &k, NULL, &len, NULL), 0);
 		ASSERT_EQ_INT(db_exec(db, damage[i]), 0);
 		/* a row moved to another size is asked for at that size */
 		k.px = strstr(damage[i], "px =") ? 32 : 48;
-		r = blob_get(db, &k, &data, &len, NULL);
+		r = blob_get(reader(db), &k, &data, &len, NULL);
 		k.px = 48;
 		if (r != -ENOENT)
 			printf("# damage %zu: %s\n", i, damage[i]);
@@ -149,8 +159,9 @@ TEST(budget)
 	{
 		struct blob_key oldest = { "/x/000.svg", 16, 0, 1, 1 };
 		struct blob_key kept = { "/x/045.svg", 16, 45, 1, 1 };
-		ASSERT_EQ_INT(blob_get(db, &oldest, NULL, &len, NULL), -ENOENT);
-		ASSERT_EQ_INT(blob_get(db, &kept, NULL, &len, NULL), 0);
+		ASSERT_EQ_INT(blob_get(reader(db), &oldest, NULL, &len, NULL),
+			      -ENOENT);
+		ASSERT_EQ_INT(blob_get(reader(db), &kept, NULL, &len, NULL), 0);
 	}
 	/* at most max_rows go in one call */
 	ASSERT_EQ_INT(blob_evict(db, 1000000, 5), 5000);
@@ -180,17 +191,17 @@ TEST(store_under_lock)
 	free(data);
 	data = NULL;
 	ASSERT_EQ_INT(store_sync(s, 600), -ETIMEDOUT);
-	ASSERT_EQ_INT(blob_get(db, &k, NULL, &len, NULL), -ENOENT);
+	ASSERT_EQ_INT(blob_get(reader(db), &k, NULL, &len, NULL), -ENOENT);
 	ASSERT_EQ_INT(db_exec(other, "COMMIT"), 0);
 	ASSERT_EQ_INT(store_sync(s, 5000), 0);
 	ASSERT_EQ_INT(store_get_pending(s, &k, NULL, &len), -ENOENT);
-	ASSERT_EQ_INT(blob_get(db, &k, &data, &len, NULL), 0);
+	ASSERT_EQ_INT(blob_get(reader(db), &k, &data, &len, NULL), 0);
 	ASSERT_TRUE(len == 6 && memcmp(data, "queued", 6) == 0);
 	free(data);
 	/* a drop goes through the writer too */
 	store_drop_source(s, "/x/d.svg");
 	ASSERT_EQ_INT(store_sync(s, 5000), 0);
-	ASSERT_EQ_INT(blob_get(db, &k, NULL, &len, NULL), -ENOENT);
+	ASSERT_EQ_INT(blob_get(reader(db), &k, NULL, &len, NULL), -ENOENT);
 	ASSERT_EQ_INT(store_errors(s), 0);
 	store_free(s);
 	sqlite3_close(other);

@@ -15,6 +15,7 @@
 struct ctx {
 	struct fixture *f;
 	struct content *c;
+	struct blob_reader *b;
 };
 
 static int setup(struct ctx *x)
@@ -22,14 +23,15 @@ static int setup(struct ctx *x)
 	x->f = fixture_new();
 	fixture_themes(x->f);
 	fixture_write(x->f, "t/scalable/broken.svg", "<svg", -1);
-	return fixture_index(x->f) < 0 ? -1
-				       : content_new(x->f->db_path, x->f->bases,
-						     1, 5000, 1 << 20, &x->c);
+	if (fixture_index(x->f) < 0 || blob_reader_new(x->f->db, &x->b) < 0)
+		return -1;
+	return content_new(x->f->db_path, x->f->bases, 1, 5000, 1 << 20, &x->c);
 }
 
 static void teardown(struct ctx *x)
 {
 	content_free(x->c);
+	blob_reader_free(x->b);
 	fixture_free(x->f);
 }
 
@@ -50,16 +52,14 @@ TEST(native_and_rendered)
 	ASSERT_EQ_INT(setup(&x), 0);
 	png = path_of(&x, "t/16/a.png");
 	svg = path_of(&x, "t/scalable/a.svg");
-	ASSERT_EQ_INT(content_resolve(x.c, x.f->db, png, ICON_EXT_PNG, 16, &ic),
-		      0);
+	ASSERT_EQ_INT(content_resolve(x.c, x.b, png, ICON_EXT_PNG, 16, &ic), 0);
 	ASSERT_EQ_INT(ic.native, 1);
 	icon_content_clear(&ic);
 
-	ASSERT_EQ_INT(content_resolve(x.c, x.f->db, svg, ICON_EXT_SVG, 24, &ic),
-		      0);
+	ASSERT_EQ_INT(content_resolve(x.c, x.b, svg, ICON_EXT_SVG, 24, &ic), 0);
 	ASSERT_EQ_INT(ic.native, 0);
 	ASSERT_EQ_INT(content_counters(x.c)->renders, 1);
-	ASSERT_EQ_INT(content_load(x.c, x.f->db, &ic, &data, &len), 0);
+	ASSERT_EQ_INT(content_load(x.c, x.b, &ic, &data, &len), 0);
 	ASSERT_EQ_INT(len, ic.size);
 	ASSERT_EQ_INT(raster_png_size(data, len, &w, &h), 0);
 	ASSERT_TRUE(w == 24 && h == 24);
@@ -67,8 +67,7 @@ TEST(native_and_rendered)
 	icon_content_clear(&ic);
 	/* stored by the writer: a blob hit, no second render */
 	ASSERT_EQ_INT(content_sync(x.c, 5000), 0);
-	ASSERT_EQ_INT(content_resolve(x.c, x.f->db, svg, ICON_EXT_SVG, 24, &ic),
-		      0);
+	ASSERT_EQ_INT(content_resolve(x.c, x.b, svg, ICON_EXT_SVG, 24, &ic), 0);
 	ASSERT_EQ_INT(content_counters(x.c)->renders, 1);
 	ASSERT_TRUE(content_counters(x.c)->blob_hits >= 1);
 	icon_content_clear(&ic);
@@ -83,19 +82,17 @@ TEST(rejected_and_outside)
 
 	ASSERT_EQ_INT(setup(&x), 0);
 	broken = path_of(&x, "t/scalable/broken.svg");
-	ASSERT_EQ_INT(
-		content_resolve(x.c, x.f->db, broken, ICON_EXT_SVG, 24, &ic),
-		-EIO);
+	ASSERT_EQ_INT(content_resolve(x.c, x.b, broken, ICON_EXT_SVG, 24, &ic),
+		      -EIO);
 	ASSERT_EQ_INT(content_sync(x.c, 5000), 0);
-	ASSERT_EQ_INT(
-		content_resolve(x.c, x.f->db, broken, ICON_EXT_SVG, 24, &ic),
-		-EIO);
+	ASSERT_EQ_INT(content_resolve(x.c, x.b, broken, ICON_EXT_SVG, 24, &ic),
+		      -EIO);
 	/* the verdict is remembered: one render for two requests */
 	ASSERT_EQ_INT(content_counters(x.c)->render_failures, 1);
 
 	link = path_of(&x, "t/16/passwd.png");
 	ASSERT_EQ_INT(symlink("/etc/passwd", link), 0);
-	ASSERT_EQ_INT(content_resolve(x.c, x.f->db, link, ICON_EXT_PNG, 0, &ic),
+	ASSERT_EQ_INT(content_resolve(x.c, x.b, link, ICON_EXT_PNG, 0, &ic),
 		      -ENOENT);
 	ASSERT_EQ_INT(content_open_source(x.c, link), -ENOENT);
 	teardown(&x);
