@@ -21,6 +21,7 @@
 #include "log.h"
 #include "synth.h"
 #include "tree.h"
+#include "warm.h"
 #include "watch.h"
 #include "watchdog.h"
 
@@ -29,6 +30,8 @@
 /* Longest a request waits for an SQLite lock (readers of a WAL index
  * normally never wait). */
 #define FS_READ_BUSY_MS 1000
+/* `iconfs umount` of a busy mount: tries, 100 ms apart. */
+#define FS_UMOUNT_TRIES 20
 
 /* Byte budget of the blob table. */
 #define FS_BLOB_BUDGET (512LL * 1024 * 1024)
@@ -42,6 +45,7 @@ struct fs {
 	bool no_open; /* the kernel reads files without opening them */
 	struct fuse_session *se;
 	struct prefetch *prefetch;
+	struct warm *warm;
 };
 
 static struct fs *fs_of(fuse_req_t req)
@@ -279,6 +283,18 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		file_free(f);
 }
 
+/* A program read file `ino`: it belongs to the working set. */
+static void fs_learn(struct fs *fs, fuse_req_t req, fuse_ino_t ino)
+{
+	g_autofree char *path = NULL;
+
+	if (!warm_learns(fs->warm, fuse_req_ctx(req)->pid))
+		return;
+	path = tree_path(fs->tree, ino);
+	if (path)
+		warm_note(fs->warm, path);
+}
+
 static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		    struct fuse_file_info *fi)
 {
@@ -299,6 +315,8 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		fuse_reply_err(req, (int)-n);
 	else
 		fuse_reply_buf(req, buf, (size_t)n);
+	if (n > 0 && off == 0)
+		fs_learn(fs, req, ino);
 }
 
 static void fs_release(fuse_req_t req, fuse_ino_t ino,
@@ -326,6 +344,8 @@ static char *counters_text(struct fs *fs)
 	struct content_counters *c = content_counters(fs->content);
 	unsigned nodes, negatives;
 	size_t bytes;
+	bool ahead_done;
+	unsigned long long ahead = warm_read_ahead(fs->warm, &ahead_done);
 
 	tree_held(fs->tree, &nodes, &negatives, &bytes);
 	return g_strdup_printf(
@@ -333,7 +353,8 @@ static char *counters_text(struct fs *fs)
 		"reads %llu\nreaddirs %llu\nrenders %llu\n"
 		"render_failures %llu\nblob_hits %llu\nnative %llu\n"
 		"cache_errors %llu\nworker_restarts %llu\nnodes %u\n"
-		"negatives %u\ninvalidations %llu\nnode_bytes %llu\n",
+		"negatives %u\ninvalidations %llu\nnode_bytes %llu\n"
+		"read_ahead %llu\nread_ahead_done %d\n",
 		(unsigned long long)t->lookups, (unsigned long long)t->negative,
 		(unsigned long long)t->getattrs, (unsigned long long)t->opens,
 		(unsigned long long)t->reads, (unsigned long long)t->readdirs,
@@ -342,8 +363,8 @@ static char *counters_text(struct fs *fs)
 		(unsigned long long)c->blob_hits, (unsigned long long)c->native,
 		(unsigned long long)c->cache_errors,
 		content_worker_restarts(fs->content), nodes, negatives,
-		(unsigned long long)t->invalidations,
-		(unsigned long long)bytes);
+		(unsigned long long)t->invalidations, (unsigned long long)bytes,
+		ahead, ahead_done);
 }
 
 static void fs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
@@ -529,9 +550,14 @@ static int run_fusermount(const char *opt, const char *mountpoint)
 
 int fs_umount(const char *mountpoint)
 {
-	if (run_fusermount("-u", mountpoint) < 0)
-		return log_error_errno(-EIO, "cannot unmount '%s'", mountpoint);
-	return 0;
+	/* The daemon itself may hold a file open for a moment (reading
+	 * ahead, the watchdog): a busy mount is tried again for a while. */
+	for (int i = 0; i < FS_UMOUNT_TRIES; i++) {
+		if (run_fusermount("-u", mountpoint) == 0)
+			return 0;
+		(void)usleep(100 * 1000);
+	}
+	return log_error_errno(-EIO, "cannot unmount '%s'", mountpoint);
 }
 
 /* A mountpoint left by a crashed daemon answers ENOTCONN: detach it. */
@@ -635,6 +661,8 @@ int fs_mount(const struct fs_options *o)
 		r = desktop_watch_start(fs_theme_changed, &fs, &desktop);
 	if (r >= 0)
 		r = watchdog_start(mnt, &dog);
+	if (r >= 0)
+		(void)warm_start(o->db, mnt, true, &fs.warm);
 	if (r < 0) {
 		fuse_session_unmount(se);
 		fuse_remove_signal_handlers(se);
@@ -655,6 +683,9 @@ int fs_mount(const struct fs_options *o)
 out:
 	if (se)
 		fuse_session_destroy(se);
+	/* after the session: a read ahead may wait for an answer until its
+	 * connection is gone */
+	warm_stop(fs.warm);
 	fuse_opt_free_args(&args);
 	prefetch_free(fs.prefetch);
 	tree_free(fs.tree);

@@ -342,6 +342,27 @@ void tree_forget(struct tree *t, uint64_t ino, uint64_t nlookup)
 	pthread_mutex_unlock(&t->lock);
 }
 
+char *tree_path(struct tree *t, uint64_t ino)
+{
+	GPtrArray *parts = g_ptr_array_new();
+	char *path = NULL;
+	struct node *n;
+
+	pthread_mutex_lock(&t->lock);
+	while (ino != TREE_ROOT_INO &&
+	       (n = g_hash_table_lookup(t->by_ino, &ino))) {
+		g_ptr_array_insert(parts, 0, n->entry);
+		ino = n->parent ? n->parent : TREE_ROOT_INO;
+	}
+	if (ino == TREE_ROOT_INO && parts->len > 0) {
+		g_ptr_array_add(parts, NULL);
+		path = g_strjoinv("/", (char **)parts->pdata);
+	}
+	pthread_mutex_unlock(&t->lock);
+	g_ptr_array_free(parts, TRUE);
+	return path;
+}
+
 int tree_getattr(struct tree *t, uint64_t ino, struct stat *ret_st)
 {
 	struct node *n;

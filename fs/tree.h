@@ -82,6 +82,9 @@ int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
 		const char *name, uint64_t *ret_ino, struct stat *ret_st,
 		double *ret_negative_timeout);
 void tree_forget(struct tree *t, uint64_t ino, uint64_t nlookup);
+/* The node's path relative to the mount ("icons/Papirus/48x48/x.png"),
+ * g_free; NULL for the root or an unknown ino. */
+char *tree_path(struct tree *t, uint64_t ino);
 int tree_getattr(struct tree *t, uint64_t ino, struct stat *ret_st);
 
 /* A copy of a node, taken under the lock (the node may be forgotten

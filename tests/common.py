@@ -9,6 +9,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import zlib
 
 ICONFS = os.environ.get("ICONFS") or os.path.join(
     os.path.dirname(__file__), "..", "build", "cli", "iconfs")
@@ -162,6 +163,16 @@ def png_size(data):
     if data[:8] != b"\x89PNG\r\n\x1a\n" or data[12:16] != b"IHDR":
         return None
     return struct.unpack(">II", data[16:24])
+
+
+def png16():
+    """A 16×16 PNG (one colour), made without any imaging library."""
+    raw = b"".join(b"\0" + b"\x20\x40\x80\xff" * 16 for _ in range(16))
+
+    def chunk(t, d):
+        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 16, 16, 8, 6, 0, 0, 0))
+            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 
 
 def shared_db(name):

@@ -7,23 +7,12 @@ table's periodic bound check; sizes equal the bytes served; d_ino equals
 st_ino. A listed view of SVGs is rendered ahead of the stats that follow,
 each icon exactly once."""
 import os
-import struct
 import tempfile
 import time
-import zlib
 
-from common import check, check_eq, counters, finish, mounted, run
+from common import check, check_eq, counters, finish, mounted, png16, run
 
 N = 20000
-
-
-def png16():
-    raw = b"".join(b"\0" + b"\x20\x40\x80\xff" * 16 for _ in range(16))
-
-    def chunk(t, d):
-        return struct.pack(">I", len(d)) + t + d + struct.pack(">I", zlib.crc32(t + d))
-    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", 16, 16, 8, 6, 0, 0, 0))
-            + chunk(b"IDAT", zlib.compress(raw)) + chunk(b"IEND", b""))
 
 
 def listing(d):

@@ -1,0 +1,279 @@
+/* The working set; see warm.h. */
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "db.h"
+#include "log.h"
+#include "macro.h"
+#include "warm.h"
+
+/* Notes are stored this often, and at the end. */
+#define WARM_STORE_MS (60 * 1000)
+#define WARM_BUSY_MS  2000
+
+struct warm {
+	char *db_path;
+	char *mountpoint;
+	bool ahead;
+	pthread_t thread;
+	atomic_int tid; /* the thread's, once it runs */
+	atomic_ullong read_ahead;
+	atomic_bool ahead_done;
+	int stop_pipe[2];
+
+	pthread_mutex_t lock;
+	GHashTable *noted; /* path → unix ms of its first note; lock */
+	GPtrArray *gone;   /* remembered paths that no longer exist; lock */
+};
+
+/* Sleep up to `ms`; true once warm_stop() was called. */
+static bool stopped(struct warm *w, int ms)
+{
+	struct pollfd pfd = { .fd = w->stop_pipe[0], .events = POLLIN };
+
+	return poll(&pfd, 1, ms) != 0;
+}
+
+static void set_idle(bool idle)
+{
+	struct sched_param sp = { 0 };
+
+	(void)pthread_setschedparam(pthread_self(),
+				    idle ? SCHED_IDLE : SCHED_OTHER, &sp);
+}
+
+/* A path as this module writes them: relative, no empty, "." or ".."
+ * component. The table is the user's own, but a damaged row must not
+ * lead outside the mount. */
+static bool path_ok(const char *path)
+{
+	g_auto(GStrv) parts = NULL;
+
+	if (!*path || path[0] == '/')
+		return false;
+	parts = g_strsplit(path, "/", -1);
+	for (char **p = parts; *p; p++)
+		if (!**p || streq(*p, ".") || streq(*p, ".."))
+			return false;
+	return true;
+}
+
+/* Read the file through the mount, so that the kernel keeps it. */
+static int read_through(int dir, const char *path)
+{
+	char buf[65536];
+	_cleanup_close_ int fd = -1;
+	ssize_t n;
+
+	if (!path_ok(path))
+		return -EINVAL;
+	fd = openat(dir, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	return n < 0 ? -errno : 0;
+}
+
+/* The last sessions' files, read in the order they were first read. */
+static void read_ahead(struct warm *w, sqlite3 *db)
+{
+	g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
+	_cleanup_close_ int dir = -1;
+
+	{
+		_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+
+		if (db_query(db, &q,
+			     "SELECT path FROM warm ORDER BY used DESC "
+			     "LIMIT ?1",
+			     "i", WARM_FILES) < 0)
+			return;
+		while (sqlite3_step(q) == SQLITE_ROW)
+			g_ptr_array_add(paths, g_strdup(db_column_str(q, 0)));
+	}
+	if (paths->len == 0)
+		return;
+	dir = open(w->mountpoint, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return;
+	set_idle(true);
+	for (unsigned i = paths->len; i-- > 0 && !stopped(w, 0);) {
+		int r = read_through(dir, paths->pdata[i]);
+
+		if (r == -ENOENT || r == -EINVAL) {
+			pthread_mutex_lock(&w->lock);
+			g_ptr_array_add(w->gone, g_strdup(paths->pdata[i]));
+			pthread_mutex_unlock(&w->lock);
+		} else if (r == 0)
+			atomic_fetch_add(&w->read_ahead, 1);
+		else if (r == -ENOTCONN || r == -ECONNABORTED)
+			break; /* unmounted meanwhile */
+	}
+	set_idle(false);
+	log_debug("read ahead %llu of %u files", atomic_load(&w->read_ahead),
+		  paths->len);
+}
+
+/* Store the notes, forget the files that are gone, and keep the
+ * WARM_FILES most recent. Notes that cannot be stored are dropped: the
+ * working set is an optimization, never worth a retry loop. */
+static void store_notes(struct warm *w, sqlite3 *db)
+{
+	g_autoptr(GHashTable) notes = NULL;
+	g_autoptr(GPtrArray) gone = NULL;
+	GHashTableIter it;
+	gpointer path, used;
+	int r;
+
+	pthread_mutex_lock(&w->lock);
+	if (g_hash_table_size(w->noted) > 0 || w->gone->len > 0) {
+		notes = g_steal_pointer(&w->noted);
+		w->noted = g_hash_table_new_full(g_str_hash, g_str_equal,
+						 g_free, NULL);
+		gone = g_steal_pointer(&w->gone);
+		w->gone = g_ptr_array_new_with_free_func(g_free);
+	}
+	pthread_mutex_unlock(&w->lock);
+	if (!notes)
+		return;
+
+	r = db_exec(db, "BEGIN IMMEDIATE");
+	g_hash_table_iter_init(&it, notes);
+	while (r >= 0 && g_hash_table_iter_next(&it, &path, &used)) {
+		_cleanup_(sqlite3_finalizep) sqlite3_stmt *s = NULL;
+
+		r = db_query(db, &s,
+			     "INSERT INTO warm (path, used) VALUES (?1, ?2) "
+			     "ON CONFLICT (path) DO UPDATE SET used = "
+			     "excluded.used",
+			     "tI", (const char *)path,
+			     (long long)(intptr_t)used);
+		if (r >= 0 && sqlite3_step(s) != SQLITE_DONE)
+			r = -EIO;
+	}
+	for (unsigned i = 0; r >= 0 && i < gone->len; i++) {
+		_cleanup_(sqlite3_finalizep) sqlite3_stmt *s = NULL;
+
+		r = db_query(db, &s, "DELETE FROM warm WHERE path = ?1", "t",
+			     (const char *)gone->pdata[i]);
+		if (r >= 0 && sqlite3_step(s) != SQLITE_DONE)
+			r = -EIO;
+	}
+	if (r >= 0) {
+		_cleanup_(sqlite3_finalizep) sqlite3_stmt *s = NULL;
+
+		r = db_query(db, &s,
+			     "DELETE FROM warm WHERE path NOT IN (SELECT path "
+			     "FROM warm ORDER BY used DESC LIMIT ?1)",
+			     "i", WARM_FILES);
+		if (r >= 0 && sqlite3_step(s) != SQLITE_DONE)
+			r = -EIO;
+	}
+	if (r >= 0)
+		r = db_exec(db, "COMMIT");
+	if (r < 0) {
+		(void)db_exec(db, "ROLLBACK");
+		log_warning_errno(r, "cannot store the working set: %m");
+	}
+}
+
+static void *warm_main(void *arg)
+{
+	struct warm *w = arg;
+	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	int r;
+
+	atomic_store(&w->tid, gettid());
+	r = db_connect(w->db_path, 0, WARM_BUSY_MS, &db);
+	if (r < 0) {
+		atomic_store(&w->ahead_done, true);
+		log_warning_errno(r, "working set: cannot open the index: %m");
+		return NULL;
+	}
+	if (w->ahead)
+		read_ahead(w, db);
+	atomic_store(&w->ahead_done, true);
+	while (!stopped(w, WARM_STORE_MS))
+		store_notes(w, db);
+	store_notes(w, db);
+	return NULL;
+}
+
+int warm_start(const char *db_path, const char *mountpoint, bool ahead,
+	       struct warm **ret)
+{
+	struct warm *w = g_new0(struct warm, 1);
+	int r;
+
+	w->db_path = g_strdup(db_path);
+	w->mountpoint = g_strdup(mountpoint);
+	w->ahead = ahead;
+	w->tid = -1;
+	pthread_mutex_init(&w->lock, NULL);
+	w->noted = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	w->gone = g_ptr_array_new_with_free_func(g_free);
+	if (pipe2(w->stop_pipe, O_CLOEXEC) < 0) {
+		w->stop_pipe[0] = w->stop_pipe[1] = -1;
+		r = -errno;
+	} else
+		r = -pthread_create(&w->thread, NULL, warm_main, w);
+	if (r < 0) {
+		log_warning_errno(r, "cannot start the working set: %m");
+		(void)close(w->stop_pipe[0]);
+		(void)close(w->stop_pipe[1]);
+		g_hash_table_destroy(w->noted);
+		g_ptr_array_free(w->gone, TRUE);
+		g_free(w->db_path);
+		g_free(w->mountpoint);
+		g_free(w);
+		return r;
+	}
+	*ret = w;
+	return 0;
+}
+
+void warm_stop(struct warm *w)
+{
+	if (!w)
+		return;
+	(void)!write(w->stop_pipe[1], "x", 1);
+	(void)pthread_join(w->thread, NULL);
+	(void)close(w->stop_pipe[0]);
+	(void)close(w->stop_pipe[1]);
+	g_hash_table_destroy(w->noted);
+	g_ptr_array_free(w->gone, TRUE);
+	pthread_mutex_destroy(&w->lock);
+	g_free(w->db_path);
+	g_free(w->mountpoint);
+	g_free(w);
+}
+
+bool warm_learns(struct warm *w, pid_t tid)
+{
+	return w && tid != atomic_load(&w->tid);
+}
+
+void warm_note(struct warm *w, const char *path)
+{
+	pthread_mutex_lock(&w->lock);
+	if (g_hash_table_size(w->noted) < WARM_FILES &&
+	    !g_hash_table_contains(w->noted, path))
+		g_hash_table_insert(
+			w->noted, g_strdup(path),
+			(gpointer)(intptr_t)(g_get_real_time() / 1000));
+	pthread_mutex_unlock(&w->lock);
+}
+
+unsigned long long warm_read_ahead(struct warm *w, bool *ret_done)
+{
+	*ret_done = !w || atomic_load(&w->ahead_done);
+	return w ? atomic_load(&w->read_ahead) : 0;
+}

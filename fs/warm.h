@@ -1,0 +1,40 @@
+/* The working set: the files of the mounted tree that the user's programs
+ * read, learned across sessions and read ahead at the next mount. No
+ * toolkit can know which icons a desktop's login loads; the mount sees
+ * them. Requests note the files they read (a bounded set in memory, no
+ * SQL); the warm thread stores the notes in the index (table warm, schema
+ * 005) now and then and at the end, and at start reads the files of the
+ * last sessions through the mount itself, at idle priority, so that the
+ * kernel holds their entries, attributes and pages before the login's
+ * programs ask for them: those programs then send no request at all.
+ * Bounded: WARM_FILES paths, none unread for WARM_DAYS. */
+#pragma once
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#define WARM_FILES 4096
+#define WARM_DAYS  30
+
+struct warm;
+
+/* Start the thread: read ahead through `mountpoint` what the index at
+ * `db_path` remembers, then store notes until warm_stop(). With `ahead`
+ * false it only learns. */
+int warm_start(const char *db_path, const char *mountpoint, bool ahead,
+	       struct warm **ret);
+
+/* Store what was noted and end the thread. Call once nothing can wait on
+ * the mount any more (the FUSE session is gone): a read ahead may be
+ * waiting for an answer. */
+void warm_stop(struct warm *w);
+
+/* Whether a read by thread `tid` is one to learn from: not the warm
+ * thread's own reads ahead. */
+bool warm_learns(struct warm *w, pid_t tid);
+
+/* A program read the file at `path` (relative to the mount); takes a copy. */
+void warm_note(struct warm *w, const char *path);
+
+/* Files read ahead at start so far, and whether that pass is over. */
+unsigned long long warm_read_ahead(struct warm *w, bool *ret_done);
