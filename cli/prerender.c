@@ -75,7 +75,7 @@ static void *prerender_thread(void *arg)
 
 		if (lookup_icon(l, p->theme, name, size, 1, &src, &ext) == 0 &&
 		    content_resolve(p->content, b, src, ext, (unsigned)size,
-				    &ic) < 0)
+				    false, &ic) < 0)
 			atomic_fetch_add(&p->failed, 1);
 		icon_content_clear(&ic);
 		done = atomic_fetch_add(&p->done, 1) + 1;

@@ -330,12 +330,12 @@ static int content_render_now(struct content *c, int fd,
 	return 0;
 }
 
-/* The rendered file for (source, px): stored, queued, or rendered now,
- * once however many threads ask at the same time. Every wait is bounded
- * by the render deadline. */
+/* The rendered file for (source, px): stored, queued, or rendered now
+ * (-EAGAIN instead with `stored_only`), once however many threads ask at
+ * the same time. Every wait is bounded by the render deadline. */
 static int content_render(struct content *c, struct blob_reader *b, int fd,
-			  const struct blob_key *k, int ext, void **ret_data,
-			  size_t *ret_len)
+			  const struct blob_key *k, int ext, bool stored_only,
+			  void **ret_data, size_t *ret_len)
 {
 	g_autofree char *key = g_strdup_printf("%u:%s", k->px, k->source);
 	struct inflight *inf;
@@ -348,6 +348,8 @@ static int content_render(struct content *c, struct blob_reader *b, int fd,
 				atomic_fetch_add(&c->counters.blob_hits, 1);
 			return r;
 		}
+		if (stored_only)
+			return -EAGAIN;
 		r = retry_check(c, key);
 		if (r < 0)
 			return r;
@@ -401,7 +403,7 @@ static int content_open_key(struct content *c, const char *source, unsigned px,
 }
 
 int content_resolve(struct content *c, struct blob_reader *b,
-		    const char *source, int ext, unsigned px,
+		    const char *source, int ext, unsigned px, bool stored_only,
 		    struct icon_content *ret)
 {
 	_cleanup_free_ char *real = NULL;
@@ -420,7 +422,7 @@ int content_resolve(struct content *c, struct blob_reader *b,
 		ret->native = 1;
 		ret->size = st.st_size;
 	} else {
-		r = content_render(c, b, fd, &k, ext, NULL, &len);
+		r = content_render(c, b, fd, &k, ext, stored_only, NULL, &len);
 		if (r < 0)
 			return r;
 		ret->px = px;
@@ -434,8 +436,8 @@ int content_resolve(struct content *c, struct blob_reader *b,
 }
 
 int content_load(struct content *c, struct blob_reader *b,
-		 const struct icon_content *ic, void **ret_data,
-		 size_t *ret_len)
+		 const struct icon_content *ic, bool stored_only,
+		 void **ret_data, size_t *ret_len)
 {
 	_cleanup_free_ char *real = NULL;
 	_cleanup_close_ int fd = -1;
@@ -458,5 +460,6 @@ int content_load(struct content *c, struct blob_reader *b,
 	fd = content_open_key(c, ic->source, ic->px, &k, &real, &st);
 	if (fd < 0)
 		return fd;
-	return content_render(c, b, fd, &k, ic->ext, ret_data, ret_len);
+	return content_render(c, b, fd, &k, ic->ext, stored_only, ret_data,
+			      ret_len);
 }

@@ -17,6 +17,7 @@
 
 #include <sqlite3.h>
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -67,17 +68,20 @@ struct icon_content {
 void icon_content_clear(struct icon_content *ic);
 
 /* Describe the file for `source` (extension index `ext`) at `px` pixels, or
- * its own bytes when px == 0. May render. -ENOENT for a source outside the
- * base directories or gone; -EIO for a source that cannot be rendered. */
+ * its own bytes when px == 0. May render, unless `stored_only`: then
+ * -EAGAIN where a render would be needed. -ENOENT for a source outside
+ * the base directories or gone; -EIO for a source that cannot be
+ * rendered. */
 int content_resolve(struct content *c, struct blob_reader *b,
-		    const char *source, int ext, unsigned px,
+		    const char *source, int ext, unsigned px, bool stored_only,
 		    struct icon_content *ret);
 
-/* The bytes of a resolved rendered file (malloc()ed). For native content,
- * open the source instead: content_open_source(). */
+/* The bytes of a resolved rendered file (malloc()ed); -EAGAIN with
+ * `stored_only` where they would need a render. For native content, open
+ * the source instead: content_open_source(). */
 int content_load(struct content *c, struct blob_reader *b,
-		 const struct icon_content *ic, void **ret_data,
-		 size_t *ret_len);
+		 const struct icon_content *ic, bool stored_only,
+		 void **ret_data, size_t *ret_len);
 
 /* Open a native source read-only after checking it stays inside the base
  * directories. Returns an fd or -errno. */

@@ -32,8 +32,8 @@ int file_open(struct tree *t, struct tree_ctx *x, uint64_t ino,
 		r = f->fd =
 			content_open_source(tree_content(t), n.content.source);
 	else {
-		r = content_load(tree_content(t), x->blobs, &n.content, &data,
-				 &len);
+		r = content_load(tree_content(t), x->blobs, &n.content,
+				 x->stored_only, &data, &len);
 		if (r >= 0)
 			f->data = g_bytes_new_with_free_func(data, len, free,
 							     data);

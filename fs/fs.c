@@ -92,6 +92,18 @@ static struct tree_ctx *fs_ctx(struct fs *fs)
 	return x;
 }
 
+/* This thread's context for request `req`: the read ahead of the working
+ * set never renders, it only brings what is stored into the kernel. */
+static struct tree_ctx *fs_req_ctx(struct fs *fs, fuse_req_t req)
+{
+	struct tree_ctx *x = fs_ctx(fs);
+
+	if (x)
+		x->stored_only =
+			warm_is_ahead(fs->warm, fuse_req_ctx(req)->pid);
+	return x;
+}
+
 static void fill_entry(struct fuse_entry_param *e, uint64_t ino,
 		       const struct stat *st)
 {
@@ -105,7 +117,7 @@ static void fill_entry(struct fuse_entry_param *e, uint64_t ino,
 static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct fs *fs = fs_of(req);
-	struct tree_ctx *x = fs_ctx(fs);
+	struct tree_ctx *x = fs_req_ctx(fs, req);
 	struct fuse_entry_param e;
 	struct stat st;
 	double negative_timeout = 0;
@@ -188,7 +200,7 @@ static void fs_readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size,
 	size_t used = 0;
 
 	if (!d->ls) {
-		struct tree_ctx *x = fs_ctx(fs);
+		struct tree_ctx *x = fs_req_ctx(fs, req);
 		int r = x ? listing_build(fs->tree, x, fs->prefetch, ino,
 					  &d->ls)
 			  : -EIO;
@@ -255,7 +267,7 @@ static void fs_releasedir(fuse_req_t req, fuse_ino_t ino,
 static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
-	struct tree_ctx *x = fs_ctx(fs);
+	struct tree_ctx *x = fs_req_ctx(fs, req);
 	struct file *f = NULL;
 	int r;
 
@@ -288,7 +300,7 @@ static void fs_learn(struct fs *fs, fuse_req_t req, fuse_ino_t ino)
 {
 	g_autofree char *path = NULL;
 
-	if (!warm_learns(fs->warm, fuse_req_ctx(req)->pid))
+	if (!fs->warm || warm_is_ahead(fs->warm, fuse_req_ctx(req)->pid))
 		return;
 	path = tree_path(fs->tree, ino);
 	if (path)
@@ -307,7 +319,7 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	atomic_fetch_add(&tree_counters(fs->tree)->reads, 1);
 	if (f)
 		n = file_read(f, buf, size, off);
-	else if ((x = fs_ctx(fs)))
+	else if ((x = fs_req_ctx(fs, req)))
 		n = file_pread(fs->tree, x, ino, buf, size, off);
 	else
 		n = -EIO;

@@ -83,7 +83,7 @@ static void job_run(struct prefetch *p, struct job *j, struct blob_reader *b,
 				&ext) == 0)
 			(void)content_resolve(p->content, b, src, ext,
 					      (unsigned)(j->size * j->scale),
-					      &ic);
+					      false, &ic);
 		icon_content_clear(&ic);
 		pthread_mutex_lock(&p->lock);
 		if (p->stop)

@@ -401,16 +401,17 @@ static int resolve_icon(struct tree *t, struct tree_ctx *x, enum tree_kind kind,
 		if (ext != ICON_EXT_SVG)
 			return -ENOENT;
 		return content_resolve(t->content, x->blobs, source, ext, 0,
-				       ret);
+				       false, ret);
 	}
 	r = lookup_icon(x->l, theme, name, size, scale, &source, &ext);
 	if (r < 0)
 		return r;
 	r = content_resolve(t->content, x->blobs, source, ext,
-			    (unsigned)(size * scale), ret);
-	/* A source that cannot be rendered is an I/O error on that file;
-	 * everything else missing is simply not there. */
-	return r == -EIO ? -EIO : r < 0 ? -ENOENT : 0;
+			    (unsigned)(size * scale), x->stored_only, ret);
+	/* A source that cannot be rendered is an I/O error on that file, one
+	 * not rendered yet for a stored_only request is for later; everything
+	 * else missing is simply not there. */
+	return r == -EIO || r == -EAGAIN ? r : r < 0 ? -ENOENT : 0;
 }
 
 /* What `name` in directory `p` would be, from the name grammar alone (no

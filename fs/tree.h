@@ -55,6 +55,8 @@ struct tree_ctx {
 	sqlite3 *db;
 	struct lookup *l;
 	struct blob_reader *blobs;
+	/* this request may not render (a read ahead): -EAGAIN instead */
+	bool stored_only;
 	uint64_t generation;
 };
 

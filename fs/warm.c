@@ -108,6 +108,7 @@ static void read_ahead(struct warm *w, sqlite3 *db)
 	for (unsigned i = paths->len; i-- > 0 && !stopped(w, 0);) {
 		int r = read_through(dir, paths->pdata[i]);
 
+		/* -EAGAIN: not rendered (any more); a program will ask */
 		if (r == -ENOENT || r == -EINVAL) {
 			pthread_mutex_lock(&w->lock);
 			g_ptr_array_add(w->gone, g_strdup(paths->pdata[i]));
@@ -256,9 +257,9 @@ void warm_stop(struct warm *w)
 	g_free(w);
 }
 
-bool warm_learns(struct warm *w, pid_t tid)
+bool warm_is_ahead(struct warm *w, pid_t tid)
 {
-	return w && tid != atomic_load(&w->tid);
+	return w && tid == atomic_load(&w->tid);
 }
 
 void warm_note(struct warm *w, const char *path)

@@ -29,9 +29,9 @@ int warm_start(const char *db_path, const char *mountpoint, bool ahead,
  * waiting for an answer. */
 void warm_stop(struct warm *w);
 
-/* Whether a read by thread `tid` is one to learn from: not the warm
- * thread's own reads ahead. */
-bool warm_learns(struct warm *w, pid_t tid);
+/* Whether thread `tid` is the read ahead (false without a warm): its
+ * requests teach nothing and render nothing. */
+bool warm_is_ahead(struct warm *w, pid_t tid);
 
 /* A program read the file at `path` (relative to the mount); takes a copy. */
 void warm_note(struct warm *w, const char *path);

@@ -52,14 +52,23 @@ TEST(native_and_rendered)
 	ASSERT_EQ_INT(setup(&x), 0);
 	png = path_of(&x, "t/16/a.png");
 	svg = path_of(&x, "t/scalable/a.svg");
-	ASSERT_EQ_INT(content_resolve(x.c, x.b, png, ICON_EXT_PNG, 16, &ic), 0);
+	ASSERT_EQ_INT(
+		content_resolve(x.c, x.b, png, ICON_EXT_PNG, 16, false, &ic),
+		0);
 	ASSERT_EQ_INT(ic.native, 1);
 	icon_content_clear(&ic);
 
-	ASSERT_EQ_INT(content_resolve(x.c, x.b, svg, ICON_EXT_SVG, 24, &ic), 0);
+	/* a request that may not render gets -EAGAIN, and nothing renders */
+	ASSERT_EQ_INT(
+		content_resolve(x.c, x.b, svg, ICON_EXT_SVG, 24, true, &ic),
+		-EAGAIN);
+	ASSERT_EQ_INT(content_counters(x.c)->renders, 0);
+	ASSERT_EQ_INT(
+		content_resolve(x.c, x.b, svg, ICON_EXT_SVG, 24, false, &ic),
+		0);
 	ASSERT_EQ_INT(ic.native, 0);
 	ASSERT_EQ_INT(content_counters(x.c)->renders, 1);
-	ASSERT_EQ_INT(content_load(x.c, x.b, &ic, &data, &len), 0);
+	ASSERT_EQ_INT(content_load(x.c, x.b, &ic, false, &data, &len), 0);
 	ASSERT_EQ_INT(len, ic.size);
 	ASSERT_EQ_INT(raster_png_size(data, len, &w, &h), 0);
 	ASSERT_TRUE(w == 24 && h == 24);
@@ -67,7 +76,9 @@ TEST(native_and_rendered)
 	icon_content_clear(&ic);
 	/* stored by the writer: a blob hit, no second render */
 	ASSERT_EQ_INT(content_sync(x.c, 5000), 0);
-	ASSERT_EQ_INT(content_resolve(x.c, x.b, svg, ICON_EXT_SVG, 24, &ic), 0);
+	ASSERT_EQ_INT(
+		content_resolve(x.c, x.b, svg, ICON_EXT_SVG, 24, false, &ic),
+		0);
 	ASSERT_EQ_INT(content_counters(x.c)->renders, 1);
 	ASSERT_TRUE(content_counters(x.c)->blob_hits >= 1);
 	icon_content_clear(&ic);
@@ -82,18 +93,21 @@ TEST(rejected_and_outside)
 
 	ASSERT_EQ_INT(setup(&x), 0);
 	broken = path_of(&x, "t/scalable/broken.svg");
-	ASSERT_EQ_INT(content_resolve(x.c, x.b, broken, ICON_EXT_SVG, 24, &ic),
-		      -EIO);
+	ASSERT_EQ_INT(
+		content_resolve(x.c, x.b, broken, ICON_EXT_SVG, 24, false, &ic),
+		-EIO);
 	ASSERT_EQ_INT(content_sync(x.c, 5000), 0);
-	ASSERT_EQ_INT(content_resolve(x.c, x.b, broken, ICON_EXT_SVG, 24, &ic),
-		      -EIO);
+	ASSERT_EQ_INT(
+		content_resolve(x.c, x.b, broken, ICON_EXT_SVG, 24, false, &ic),
+		-EIO);
 	/* the verdict is remembered: one render for two requests */
 	ASSERT_EQ_INT(content_counters(x.c)->render_failures, 1);
 
 	link = path_of(&x, "t/16/passwd.png");
 	ASSERT_EQ_INT(symlink("/etc/passwd", link), 0);
-	ASSERT_EQ_INT(content_resolve(x.c, x.b, link, ICON_EXT_PNG, 0, &ic),
-		      -ENOENT);
+	ASSERT_EQ_INT(
+		content_resolve(x.c, x.b, link, ICON_EXT_PNG, 0, false, &ic),
+		-ENOENT);
 	ASSERT_EQ_INT(content_open_source(x.c, link), -ENOENT);
 	teardown(&x);
 }

@@ -82,6 +82,22 @@ with tempfile.TemporaryDirectory() as tmp:
     check_eq(sorted(learned(db)), sorted(files),
              "reading ahead teaches nothing: the set is what programs read")
 
+    # renders that are gone are not made by the read ahead: it only brings
+    # what is stored into the kernel, the programs' reads render
+    with sqlite3.connect(db) as c:
+        c.execute("DELETE FROM blob")
+    with mounted(db, bases, theme="fix") as mnt:
+        c0 = wait_read_ahead(mnt)
+        check_eq((c0["read_ahead"], c0["renders"]), (0, 0),
+                 "nothing stored: nothing read ahead, nothing rendered")
+        again = {p: read(os.path.join(mnt, p)) for p in files}
+        # one render per source and size (Papirus links names together)
+        renders = {(os.path.realpath(os.getxattr(os.path.join(mnt, p), "user.iconfs.source")),
+                    png_size(first[p])) for p in files}
+        check_eq(counters(mnt)["renders"], len(renders), "the programs' reads render")
+        check(again == first, "the same bytes rendered again")
+    check_eq(sorted(learned(db)), sorted(files), "files not read ahead stay in the set")
+
     # a file gone since, and a damaged row: neither is read, both dropped
     os.unlink(os.path.join(d, "sq-05.svg"))
     with sqlite3.connect(db) as c:
