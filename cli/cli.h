@@ -8,17 +8,29 @@
 
 #include "index.h"
 
+/* The machine's shared layer of renders, world-readable, written only by
+ * `iconfs render --shared-db` (run as root by iconfs-shared.service). */
+#define CLI_SHARED_DB "/var/cache/iconfs/shared.sqlite"
+/* `iconfs render` stops once the renders fill this many MiB. */
+#define CLI_BUDGET_MIB	      512
+#define CLI_SHARED_BUDGET_MIB 1024
+
 struct cli_options {
-	char *db;	  /* --db, else the default path */
-	char *icon_dirs;  /* --icon-dirs, NULL for the default list */
-	char *theme;	  /* --theme, NULL: the configured default */
-	char *sizes;	  /* --sizes */
-	int scale;	  /* --scale */
-	bool foreground;  /* -f */
-	bool batch;	  /* --batch (lookup) */
-	int workers;	  /* --workers */
-	char *mountpoint; /* first operand of mount/umount */
-	char **args;	  /* remaining operands */
+	char *db;	   /* --db, else the default path */
+	char *icon_dirs;   /* --icon-dirs, NULL for the default list */
+	char *theme;	   /* --theme, NULL: the configured default */
+	char *sizes;	   /* --sizes */
+	char *scales;	   /* --scales */
+	bool all_themes;   /* --all-themes */
+	long long budget;  /* --budget, in bytes */
+	char *shared_db;   /* --shared-db */
+	bool no_shared_db; /* --no-shared-db */
+	int scale;	   /* --scale */
+	bool foreground;   /* -f */
+	bool batch;	   /* --batch (lookup) */
+	int workers;	   /* --workers */
+	char *mountpoint;  /* first operand of mount/umount */
+	char **args;	   /* remaining operands */
 	int n_args;
 };
 

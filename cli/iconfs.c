@@ -163,6 +163,17 @@ static int cmd_status(struct cli_options *o)
 	return cli_status(o) < 0 ? 1 : 0;
 }
 
+/* The shared layer a mount reads: --shared-db, else the system's when it
+ * exists; none with --no-shared-db. */
+static const char *mount_shared_db(const struct cli_options *o)
+{
+	if (o->no_shared_db)
+		return NULL;
+	if (o->shared_db)
+		return o->shared_db;
+	return access(CLI_SHARED_DB, F_OK) == 0 ? CLI_SHARED_DB : NULL;
+}
+
 static int cmd_mount(struct cli_options *o)
 {
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
@@ -181,6 +192,7 @@ static int cmd_mount(struct cli_options *o)
 	sqlite3_close_v2(TAKE_PTR(db));
 	fo = (struct fs_options){
 		.db = o->db,
+		.shared_db = mount_shared_db(o),
 		.basedirs = bases,
 		.theme = theme,
 		.theme_source = desktop_source_name(source),
@@ -215,10 +227,15 @@ static const struct command commands[] = {
 	  "[--db FILE] [--icon-dirs ...] [--theme T] [--scale S] NAME SIZE",
 	  "print the resolved source file; exit 1 if none", cmd_lookup, 0, 2 },
 	{ "mount",
-	  "[--db FILE] [--icon-dirs ...] [--theme T] [-f] [MOUNTPOINT]",
+	  "[--db FILE] [--shared-db FILE|--no-shared-db] [--icon-dirs ...] "
+	  "[--theme T] [-f] [MOUNTPOINT]",
 	  "serve the flattened icon tree", cmd_mount, 0, 1 },
-	{ "render", "[--db FILE] [--theme T] [--sizes 16,24,32,48]",
-	  "pre-render into the blob table", cmd_render, 0, 0 },
+	{ "render",
+	  "[--db FILE | --shared-db FILE] [--icon-dirs ...] "
+	  "[--theme T|--all-themes] [--sizes 16,24,...] [--scales 1,2] "
+	  "[--budget MIB]",
+	  "pre-render into the user's table or the shared layer", cmd_render, 0,
+	  0 },
 	{ "status", "[--db FILE] [MOUNTPOINT]",
 	  "what is indexed and cached, sizes, counts", cmd_status, 0, 1 },
 	{ "umount", "MOUNTPOINT", "unmount a mounted iconfs", cmd_umount, 1,
@@ -243,19 +260,32 @@ static void command_usage(const struct command *c, FILE *f)
 {
 	fprintf(f, "usage: iconfs %s %s\n\n%s\n", c->name, c->usage,
 		c->summary);
-	fprintf(f, "\n"
-		   "  --db FILE         index file (default "
-		   "$XDG_CACHE_HOME/iconfs/index.sqlite)\n"
-		   "  --icon-dirs LIST  base directories, colon-separated\n"
-		   "  --theme T         theme (default: GTK or KDE setting, "
-		   "else hicolor)\n"
-		   "  --scale S         scale for lookup (default 1)\n"
-		   "  --sizes LIST      sizes for render\n"
-		   "  --workers N       render worker processes (default 2)\n"
-		   "  --batch           lookup: read 'NAME SIZE [SCALE]' lines "
-		   "from stdin\n"
-		   "  -f                stay in the foreground\n"
-		   "  -d                debug log\n");
+	fprintf(f,
+		"\n"
+		"  --db FILE         index file (default "
+		"$XDG_CACHE_HOME/iconfs/index.sqlite)\n"
+		"  --icon-dirs LIST  base directories, colon-separated\n"
+		"  --theme T         theme (default: GTK or KDE setting, "
+		"else hicolor)\n"
+		"  --scale S         scale for lookup (default 1)\n"
+		"  --sizes LIST      sizes for render (default 16,22,24,32,"
+		"48,64 and\n"
+		"                    the sizes the theme declares, up to "
+		"256)\n"
+		"  --scales LIST     scales for render (default 1,2)\n"
+		"  --all-themes      render: every installed theme\n"
+		"  --budget MIB      render: stop when the renders fill this "
+		"much\n"
+		"                    (default 512, 1024 for the shared "
+		"layer)\n"
+		"  --shared-db FILE  the shared layer of renders "
+		"(default " CLI_SHARED_DB ")\n"
+		"  --no-shared-db    mount: do not read the shared layer\n"
+		"  --workers N       render worker processes (default 2)\n"
+		"  --batch           lookup: read 'NAME SIZE [SCALE]' lines "
+		"from stdin\n"
+		"  -f                stay in the foreground\n"
+		"  -d                debug log\n");
 }
 
 int main(int argc, char **argv)
@@ -266,6 +296,11 @@ int main(int argc, char **argv)
 		{ "theme", required_argument, NULL, 't' },
 		{ "scale", required_argument, NULL, 's' },
 		{ "sizes", required_argument, NULL, 'S' },
+		{ "scales", required_argument, NULL, 'C' },
+		{ "all-themes", no_argument, NULL, 'A' },
+		{ "budget", required_argument, NULL, 'U' },
+		{ "shared-db", required_argument, NULL, 'H' },
+		{ "no-shared-db", no_argument, NULL, 'N' },
 		{ "workers", required_argument, NULL, 'w' },
 		{ "batch", no_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
@@ -273,6 +308,8 @@ int main(int argc, char **argv)
 		{},
 	};
 	struct cli_options o = { .scale = 1, .workers = 2 };
+	g_autofree char *shared_db = NULL;
+	int budget_mib = 0;
 	g_autofree char *db = NULL;
 	const struct command *cmd = NULL;
 	int c;
@@ -318,6 +355,23 @@ int main(int argc, char **argv)
 		case 'S':
 			o.sizes = optarg;
 			break;
+		case 'C':
+			o.scales = optarg;
+			break;
+		case 'A':
+			o.all_themes = true;
+			break;
+		case 'U':
+			if (parse_option(optarg, 1, 1 << 20, "budget (MiB)",
+					 &budget_mib) < 0)
+				return 2;
+			break;
+		case 'H':
+			o.shared_db = optarg;
+			break;
+		case 'N':
+			o.no_shared_db = true;
+			break;
 		case 'w':
 			if (parse_option(optarg, 1, 16, "worker count",
 					 &o.workers) < 0)
@@ -355,5 +409,16 @@ int main(int argc, char **argv)
 	/* absolute: the mount daemon changes its directory to / */
 	o.db = db = o.db ? g_canonicalize_filename(o.db, NULL)
 			 : basedirs_default_db();
+	if (o.shared_db)
+		o.shared_db = shared_db =
+			g_canonicalize_filename(o.shared_db, NULL);
+	if (o.theme && o.all_themes) {
+		log_error("--theme and --all-themes exclude each other");
+		return 2;
+	}
+	o.budget = (budget_mib	  ? budget_mib
+		    : o.shared_db ? CLI_SHARED_BUDGET_MIB
+				  : CLI_BUDGET_MIB) *
+		   (1LL << 20);
 	return cmd->run(&o);
 }

@@ -1,18 +1,28 @@
-/* `iconfs render`: fill the blob table ahead of time, for install-time or
- * login-time warm-up, at idle priority. One thread per render worker, each
- * with its own connection, takes (name, size) items in turn. Already
- * stored renders are blob hits, so an interrupted run resumes where it
- * stopped. */
+/* `iconfs render`: fill a blob table ahead of time, at idle priority: the
+ * user's own (in the index), or with --shared-db the machine's shared
+ * layer, which every mount reads below its own table. The layer is built
+ * on a copy beside it and renamed over it when done, so that a reader
+ * never sees it half-written; it is world-readable and written by nothing
+ * else. One thread per render worker, each with its own connection, takes
+ * (name, size, scale) items in turn. Already stored renders are blob hits,
+ * so a run after an interrupted one, or after a package update, renders
+ * only what is missing or changed. A byte budget stops the rendering
+ * cleanly: what was stored stays. */
 #include <errno.h>
+#include <fcntl.h>
 #include <glib.h>
+#include <glib/gstdio.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <sys/file.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "basedirs.h"
+#include "blob.h"
 #include "cli.h"
 #include "desktop.h"
 #include "content.h"
@@ -22,34 +32,106 @@
 #include "render.h"
 #include "view.h"
 
-struct prerender {
-	const char *db_path;
-	const char *theme;
-	struct content *content;
-	GPtrArray *names;
-	GArray *sizes;
-	atomic_ulong next; /* next item: size index * names + name index */
-	atomic_ulong done, failed;
-	bool tty;
+/* Sizes rendered by default, each at scales 1 and 2, beside those the
+ * themes' own directories declare (up to PRERENDER_DECLARED_MAX, at
+ * scale 1). */
+static const int default_sizes[] = { 16, 22, 24, 32, 48, 64 };
+#define PRERENDER_DECLARED_MAX 256
+
+struct px_size {
+	int size, scale;
 };
 
-static int parse_sizes(const char *s, GArray **ret)
+struct prerender {
+	const char *db_path;
+	struct content *content;
+	long long budget; /* stop once the table holds this many bytes */
+	bool tty;
+
+	/* the theme being rendered */
+	const char *theme;
+	GPtrArray *names;
+	GArray *sizes;	   /* struct px_size */
+	atomic_ulong next; /* next item: size index * names + name index */
+	atomic_ulong done;
+
+	atomic_ulong failed; /* over all themes */
+	atomic_bool full;
+};
+
+static int parse_list(const char *s, int min, int max, const char *what,
+		      GArray **ret)
 {
-	g_auto(GStrv) parts = g_strsplit(s ? s : "16,24,32,48", ",", -1);
-	GArray *sizes = g_array_new(FALSE, FALSE, sizeof(int));
+	g_auto(GStrv) parts = g_strsplit(s, ",", -1);
+	g_autoptr(GArray) out = g_array_new(FALSE, FALSE, sizeof(int));
 
 	for (char **p = parts; *p; p++) {
-		int size, scale;
+		char *end;
+		long v = strtol(g_strstrip(*p), &end, 10);
 
-		if (view_parse_flat_dir(g_strstrip(*p), &size, &scale) < 0 ||
-		    scale != 1) {
-			g_array_unref(sizes);
-			return log_error_errno(
-				-EINVAL, "invalid size '%s' (1 to 1024)", *p);
-		}
-		g_array_append_val(sizes, size);
+		if (!**p || *end || v < min || v > max)
+			return log_error_errno(-EINVAL,
+					       "invalid %s '%s' (%d to %d)",
+					       what, *p, min, max);
+		g_array_append_val(out, v);
 	}
-	*ret = sizes;
+	*ret = g_steal_pointer(&out);
+	return 0;
+}
+
+static int px_size_cmp(const void *a, const void *b)
+{
+	const struct px_size *x = a, *y = b;
+
+	return x->scale != y->scale ? x->scale - y->scale : x->size - y->size;
+}
+
+static void add_size(GArray *sizes, int size, int scale)
+{
+	struct px_size s = { size, scale };
+
+	for (guint i = 0; i < sizes->len; i++)
+		if (px_size_cmp(&g_array_index(sizes, struct px_size, i), &s) ==
+		    0)
+			return;
+	g_array_append_val(sizes, s);
+}
+
+/* The (size, scale) pairs to render for `theme`: --sizes at --scales, or
+ * by default the common sizes at scales 1 and 2 and the theme's declared
+ * sizes at 1. Smallest first, scale 1 first: what is used most comes
+ * before a budget stops the run. */
+static int theme_sizes(const struct cli_options *o, struct lookup *l,
+		       const char *theme, GArray **ret)
+{
+	g_autoptr(GArray) sizes =
+		g_array_new(FALSE, FALSE, sizeof(struct px_size));
+	g_autoptr(GArray) want = NULL, scales = NULL, declared = NULL;
+	int r;
+
+	r = parse_list(o->scales ? o->scales : "1,2", 1, 3, "scale", &scales);
+	if (r < 0)
+		return r;
+	if (o->sizes) {
+		r = parse_list(o->sizes, 1, 1024, "size", &want);
+		if (r < 0)
+			return r;
+	} else {
+		want = g_array_new(FALSE, FALSE, sizeof(int));
+		g_array_append_vals(want, default_sizes,
+				    ELEMENTSOF(default_sizes));
+	}
+	for (guint s = 0; s < scales->len; s++)
+		for (guint i = 0; i < want->len; i++)
+			add_size(sizes, g_array_index(want, int, i),
+				 g_array_index(scales, int, s));
+	if (!o->sizes && lookup_chain_sizes(l, theme, PRERENDER_DECLARED_MAX,
+					    &declared) >= 0) {
+		for (guint i = 0; i < declared->len; i++)
+			add_size(sizes, g_array_index(declared, int, i), 1);
+	}
+	g_array_sort(sizes, px_size_cmp);
+	*ret = g_steal_pointer(&sizes);
 	return 0;
 }
 
@@ -63,19 +145,27 @@ static void *prerender_thread(void *arg)
 	unsigned long i;
 
 	if (db_connect(p->db_path, DB_QUERY_ONLY, 1000, &db) < 0 ||
-	    lookup_new(db, &l) < 0 || blob_reader_new(db, &b) < 0)
+	    lookup_new(db, &l) < 0 ||
+	    content_reader_new(p->content, db, &b) < 0)
 		return NULL;
 	while ((i = atomic_fetch_add(&p->next, 1)) < total) {
-		int size = g_array_index(p->sizes, int, i / p->names->len);
+		const struct px_size *s = &g_array_index(
+			p->sizes, struct px_size, i / p->names->len);
 		const char *name = p->names->pdata[i % p->names->len];
 		struct icon_content ic = { 0 };
 		g_autofree char *src = NULL;
 		unsigned long done;
 		int ext;
 
-		if (lookup_icon(l, p->theme, name, size, 1, &src, &ext) == 0 &&
-		    content_resolve(p->content, b, src, ext, (unsigned)size,
-				    false, &ic) < 0)
+		if (content_stored_bytes(p->content) >= p->budget) {
+			atomic_store(&p->full, true);
+			break;
+		}
+		if (lookup_icon(l, p->theme, name, s->size, s->scale, &src,
+				&ext) == 0 &&
+		    content_resolve(p->content, b, src, ext,
+				    (unsigned)(s->size * s->scale), false,
+				    &ic) < 0)
 			atomic_fetch_add(&p->failed, 1);
 		icon_content_clear(&ic);
 		done = atomic_fetch_add(&p->done, 1) + 1;
@@ -86,57 +176,235 @@ static void *prerender_thread(void *arg)
 	return NULL;
 }
 
-int cli_prerender(struct cli_options *o)
+/* Render every name of `theme` that is not symbolic (under icons/ those
+ * are served as SVG) at its sizes. */
+static int prerender_theme(struct prerender *p, const struct cli_options *o,
+			   struct lookup *l, const char *theme)
 {
-	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
-	_cleanup_(lookup_freep) struct lookup *l = NULL;
-	g_autofree char *mnt = basedirs_default_mountpoint();
-	g_autofree char *theme = desktop_theme(o->theme, NULL);
-	g_autoptr(GPtrArray) names = NULL;
+	g_autoptr(GPtrArray) all = NULL;
+	g_autoptr(GPtrArray) names = g_ptr_array_new();
 	g_autoptr(GArray) sizes = NULL;
-	g_auto(GStrv) bases = NULL;
-	struct prerender p = { .db_path = o->db, .theme = theme };
 	pthread_t threads[16];
-	struct content_counters *c;
 	int n_threads = o->workers, r;
 
-	r = parse_sizes(o->sizes, &sizes);
+	r = lookup_names(l, theme, &all);
+	if (r >= 0)
+		r = theme_sizes(o, l, theme, &sizes);
 	if (r < 0)
-		return r;
-	(void)setpriority(PRIO_PROCESS, 0, 19);
-	r = cli_index(o, mnt, INDEX_CHECK, &db, &bases);
-	if (r >= 0)
-		r = lookup_new(db, &l);
-	if (r >= 0)
-		r = lookup_names(l, theme, &names);
-	if (r >= 0)
-		r = content_new(o->db, bases, (unsigned)o->workers,
-				RENDER_DEADLINE_MS, 1LL << 62, &p.content);
-	if (r < 0)
-		return r;
-	p.names = names;
-	p.sizes = sizes;
-	p.tty = isatty(STDERR_FILENO);
-
+		return log_error_errno(r, "cannot list theme '%s': %m", theme);
+	for (guint i = 0; i < all->len; i++)
+		if (!view_is_symbolic(all->pdata[i]))
+			g_ptr_array_add(names, all->pdata[i]);
+	p->theme = theme;
+	p->names = names;
+	p->sizes = sizes;
+	atomic_store(&p->next, 0);
+	atomic_store(&p->done, 0);
 	for (int i = 0; i < n_threads; i++)
-		if (pthread_create(&threads[i], NULL, prerender_thread, &p) !=
-		    0)
+		if (pthread_create(&threads[i], NULL, prerender_thread, p) != 0)
 			n_threads = i;
 	for (int i = 0; i < n_threads; i++)
 		(void)pthread_join(threads[i], NULL);
-	if (p.tty)
+	if (p->tty)
 		fprintf(stderr, "\r\033[K");
+	printf("%s: %u icons at %u sizes%s\n", theme, names->len, sizes->len,
+	       atomic_load(&p->full) ? ", stopped: the byte budget is reached"
+				     : "");
+	return 0;
+}
+
+/* Run the renders into the index at `db_path` (brought up to date by
+ * cli_index first). */
+static int prerender_into(const struct cli_options *o, const char *db_path)
+{
+	struct cli_options io = *o;
+	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	_cleanup_(lookup_freep) struct lookup *l = NULL;
+	g_autofree char *mnt = basedirs_default_mountpoint();
+	g_autofree char *theme = NULL;
+	g_autoptr(GPtrArray) themes = NULL;
+	g_auto(GStrv) bases = NULL;
+	struct prerender p = { .db_path = db_path, .budget = o->budget };
+	struct content_counters *c;
+	int r;
+
+	io.db = (char *)db_path;
+	r = cli_index(&io, mnt, INDEX_CHECK, &db, &bases);
+	if (r >= 0)
+		r = lookup_new(db, &l);
+	if (r >= 0 && o->all_themes)
+		r = lookup_themes(l, &themes);
+	else if (r >= 0) {
+		theme = desktop_theme(o->theme, NULL);
+		themes = g_ptr_array_new_with_free_func(g_free);
+		g_ptr_array_add(themes, g_strdup(theme));
+	}
+	if (r >= 0)
+		r = content_new(db_path, NULL, bases, (unsigned)o->workers,
+				RENDER_DEADLINE_MS, 1LL << 62, &p.content);
+	if (r < 0)
+		return r;
+	p.tty = isatty(STDERR_FILENO);
+	for (guint i = 0; i < themes->len && !atomic_load(&p.full); i++)
+		(void)prerender_theme(&p, o, l, themes->pdata[i]);
 
 	/* everything rendered is stored before the command ends */
 	if (content_sync(p.content, 60000) < 0)
 		log_warning("not every render could be stored in time");
 	c = content_counters(p.content);
-	printf("%s: %u icons at %u sizes, %llu rendered, %llu from cache, "
-	       "%llu native, %lu failed\n",
-	       theme, names->len, sizes->len,
+	printf("%llu rendered, %llu from cache, %llu native, %lu failed, "
+	       "%.1f MiB of renders\n",
 	       (unsigned long long)(c->renders - c->render_failures),
 	       (unsigned long long)c->blob_hits, (unsigned long long)c->native,
-	       (unsigned long)p.failed);
+	       (unsigned long)p.failed,
+	       (double)content_stored_bytes(p.content) / (1 << 20));
 	content_free(p.content);
 	return p.failed ? -EIO : 0;
+}
+
+/* Renders in the layer whose source changed or went: dropped before the
+ * new renders, so that the layer carries no dead bytes. */
+struct stale {
+	GPtrArray *sources;
+};
+
+static void note_stale(const struct blob_key *k, void *userdata)
+{
+	struct stale *s = userdata;
+	struct stat st;
+
+	if (stat(k->source, &st) < 0 || (long long)st.st_ino != k->ino ||
+	    (long long)st.st_size != k->size ||
+	    (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec !=
+		    k->mtime_ns)
+		g_ptr_array_add(s->sources, g_strdup(k->source));
+}
+
+static int drop_stale(const char *path)
+{
+	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	struct stale s = { g_ptr_array_new_with_free_func(g_free) };
+	int r;
+
+	r = db_open(path, 0, &db);
+	if (r >= 0)
+		r = blob_foreach_source(db, note_stale, &s);
+	if (r >= 0 && s.sources->len > 0) {
+		r = db_exec(db, "BEGIN IMMEDIATE");
+		for (guint i = 0; r >= 0 && i < s.sources->len; i++) {
+			long long freed =
+				blob_drop_source(db, s.sources->pdata[i]);
+			r = freed < 0 ? (int)freed : 0;
+		}
+		r = r >= 0 ? db_exec(db, "COMMIT") : db_exec(db, "ROLLBACK");
+	}
+	g_ptr_array_unref(s.sources);
+	return r;
+}
+
+/* One file that readers open immutable: no WAL beside it, the pages in
+ * order, readable by all. */
+static int seal(const char *path)
+{
+	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	r = db_open(path, 0, &db);
+	if (r >= 0)
+		r = db_exec(db, "PRAGMA journal_mode = DELETE");
+	if (r < 0)
+		return r;
+	sqlite3_close_v2(TAKE_PTR(db));
+	for (const char *sfx = "-wal"; sfx;
+	     sfx = streq(sfx, "-wal") ? "-shm" : NULL) {
+		g_autofree char *p = g_strconcat(path, sfx, NULL);
+		(void)unlink(p);
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fchmod(fd, 0644) < 0 || fsync(fd) < 0)
+		return -errno;
+	return 0;
+}
+
+static int copy_file(const char *from, const char *to)
+{
+	_cleanup_close_ int in = open(from, O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int out = -1;
+	struct stat st;
+
+	if (in < 0)
+		return errno == ENOENT ? 0 : -errno;
+	out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0 || fstat(in, &st) < 0)
+		return -errno;
+	for (off_t left = st.st_size; left > 0;) {
+		ssize_t n =
+			copy_file_range(in, NULL, out, NULL, (size_t)left, 0);
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			break;
+		left -= n;
+	}
+	return 0;
+}
+
+/* `iconfs render --shared-db FILE`: refresh a copy of the layer beside it
+ * (FILE.new, under an exclusive lock on FILE.lock), seal it, rename it over
+ * FILE. */
+static int prerender_shared(const struct cli_options *o)
+{
+	const char *path = o->shared_db;
+	g_autofree char *dir = g_path_get_dirname(path);
+	g_autofree char *tmp = g_strconcat(path, ".new", NULL);
+	g_autofree char *lock = g_strconcat(path, ".lock", NULL);
+	_cleanup_close_ int lock_fd = -1, dir_fd = -1;
+	int r;
+
+	if (g_mkdir_with_parents(dir, 0755) < 0)
+		return log_error_errno(-errno, "cannot create '%s': %m", dir);
+	lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (lock_fd < 0)
+		return log_error_errno(-errno, "cannot open '%s': %m", lock);
+	if (flock(lock_fd, LOCK_EX | LOCK_NB) < 0)
+		return log_error_errno(-errno,
+				       "'%s': another render of the shared "
+				       "layer is running",
+				       path);
+	for (const char *sfx = ""; sfx; sfx = !*sfx		   ? "-wal"
+					      : streq(sfx, "-wal") ? "-shm"
+								   : NULL) {
+		g_autofree char *p = g_strconcat(tmp, sfx, NULL);
+		(void)unlink(p);
+	}
+	r = copy_file(path, tmp);
+	if (r < 0)
+		return log_error_errno(r, "cannot copy '%s': %m", path);
+	r = drop_stale(tmp);
+	if (r >= 0)
+		r = prerender_into(o, tmp);
+	if (r < 0 && r != -EIO) {
+		(void)unlink(tmp);
+		return r;
+	}
+	/* failed renders are verdicts in the layer, the rest is good */
+	if (seal(tmp) < 0 || rename(tmp, path) < 0) {
+		r = log_error_errno(-errno, "cannot install '%s': %m", path);
+		(void)unlink(tmp);
+		return r;
+	}
+	dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir_fd >= 0)
+		(void)fsync(dir_fd);
+	printf("shared layer '%s' updated\n", path);
+	return 0;
+}
+
+int cli_prerender(struct cli_options *o)
+{
+	(void)setpriority(PRIO_PROCESS, 0, 19);
+	if (o->shared_db)
+		return prerender_shared(o);
+	return prerender_into(o, o->db);
 }

@@ -1,6 +1,8 @@
 /* The rendered-blob table; see blob.h. */
 #include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <zlib.h>
 
 #include "blob.h"
@@ -80,30 +82,104 @@ static int blob_bad(const struct blob_key *k, const char *why)
 	"data_crc, head_crc, used, length(data)"
 #define BLOB_WHERE " FROM blob WHERE source = ?1 AND px = ?2"
 
-struct blob_reader {
+/* One table's prepared reads: the user's own, or the shared layer's. */
+struct blob_layer {
 	sqlite3 *db;
 	sqlite3_stmt *head; /* the row without its data */
 	sqlite3_stmt *full;
+	bool shared;
+	bool complained; /* about a layer that fails to read */
 };
 
-#define BLOB_READER_STATEMENTS(b)                                              \
+struct blob_reader {
+	struct blob_layer own, below;
+};
+
+#define BLOB_LAYER_STATEMENTS(l)                                               \
 	{                                                                      \
-		{ &(b)->head, BLOB_HEAD_COLUMNS BLOB_WHERE },                  \
-			{ &(b)->full, BLOB_HEAD_COLUMNS ", data" BLOB_WHERE }, \
+		{ &(l)->head, BLOB_HEAD_COLUMNS BLOB_WHERE },                  \
+			{ &(l)->full, BLOB_HEAD_COLUMNS ", data" BLOB_WHERE }, \
 	}
 
-int blob_reader_new(sqlite3 *db, struct blob_reader **ret)
+static int layer_prepare(struct blob_layer *l, sqlite3 *db, bool shared)
+{
+	const struct db_statement stmts[] = BLOB_LAYER_STATEMENTS(l);
+
+	l->db = db;
+	l->shared = shared;
+	return db_prepare_all(db, stmts, ELEMENTSOF(stmts));
+}
+
+static void layer_finalize(struct blob_layer *l)
+{
+	const struct db_statement stmts[] = BLOB_LAYER_STATEMENTS(l);
+
+	db_finalize_all(stmts, ELEMENTSOF(stmts));
+}
+
+/* The shared layer at `path` opened for reading, or why not: a file of
+ * someone else who could write it, not an index of this iconfs, no blob
+ * table. */
+static int layer_open(const char *path, sqlite3 **ret, const char **ret_why)
+{
+	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	struct blob_layer probe = { 0 };
+	struct stat st;
+	int r;
+
+	if (stat(path, &st) < 0) {
+		*ret_why = "cannot be read";
+		return -errno;
+	}
+	if (!S_ISREG(st.st_mode) ||
+	    (st.st_uid != 0 && st.st_uid != geteuid()) ||
+	    st.st_mode & (S_IWGRP | S_IWOTH)) {
+		*ret_why = "is not a regular file written only by root or you";
+		return -EPERM;
+	}
+	r = db_open_layer(path, &db);
+	if (r < 0) {
+		*ret_why = r == -EPROTO ? "is from another iconfs version"
+					: "is not an iconfs index";
+		return r;
+	}
+	r = layer_prepare(&probe, db, true);
+	layer_finalize(&probe);
+	if (r < 0) {
+		*ret_why = "has no rendered icons";
+		return r;
+	}
+	*ret = TAKE_PTR(db);
+	return 0;
+}
+
+int blob_layer_check(const char *path)
+{
+	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	const char *why = NULL;
+	int r = layer_open(path, &db, &why);
+
+	if (r < 0)
+		log_warning("shared layer '%s' %s: ignored", path, why);
+	return r;
+}
+
+int blob_reader_new(sqlite3 *db, const char *shared, struct blob_reader **ret)
 {
 	struct blob_reader *b = calloc(1, sizeof(*b));
+	sqlite3 *below = NULL;
+	const char *why;
 	int r;
 
 	if (!b)
 		return -ENOMEM;
-	b->db = db;
-	{
-		const struct db_statement stmts[] = BLOB_READER_STATEMENTS(b);
-
-		r = db_prepare_all(db, stmts, ELEMENTSOF(stmts));
+	r = layer_prepare(&b->own, db, false);
+	/* checked at start: a layer replaced since that fails is left out */
+	if (r >= 0 && shared && layer_open(shared, &below, &why) >= 0 &&
+	    layer_prepare(&b->below, below, true) < 0) {
+		layer_finalize(&b->below);
+		sqlite3_close_v2(below);
+		b->below = (struct blob_layer){ 0 };
 	}
 	if (r < 0) {
 		blob_reader_free(b);
@@ -116,23 +192,23 @@ int blob_reader_new(sqlite3 *db, struct blob_reader **ret)
 struct blob_reader *blob_reader_free(struct blob_reader *b)
 {
 	if (b) {
-		const struct db_statement stmts[] = BLOB_READER_STATEMENTS(b);
-
-		db_finalize_all(stmts, ELEMENTSOF(stmts));
+		layer_finalize(&b->own);
+		layer_finalize(&b->below);
+		if (b->below.db)
+			sqlite3_close_v2(b->below.db);
 		free(b);
 	}
 	return NULL;
 }
 
-int blob_get(struct blob_reader *b, const struct blob_key *k, void **ret_data,
-	     size_t *ret_len, long long *ret_used)
+static int layer_get(struct blob_layer *l, const struct blob_key *k,
+		     void **ret_data, size_t *ret_len, long long *ret_used)
 {
 	/* length() of a blob comes from the record header: the data itself
 	 * is read only when asked for. The reset at return ends the read
 	 * transaction. */
 	_cleanup_(sqlite3_resetp) sqlite3_stmt *s =
-		ret_data ? b->full : b->head;
-	sqlite3 *db = b->db;
+		ret_data ? l->full : l->head;
 	long long bytes;
 	const char *judged;
 	uint32_t dcrc;
@@ -142,8 +218,16 @@ int blob_get(struct blob_reader *b, const struct blob_key *k, void **ret_data,
 	rc = sqlite3_step(s);
 	if (rc == SQLITE_DONE)
 		return -ENOENT;
+	if (rc != SQLITE_ROW && l->shared) {
+		/* a damaged layer is a miss, said once per reader */
+		if (!l->complained)
+			log_warning("shared layer: %s: reading it as missing",
+				    sqlite3_errmsg(l->db));
+		l->complained = true;
+		return -ENOENT;
+	}
 	if (rc != SQLITE_ROW)
-		return db_log_error(db, rc, "cannot read rendered icon");
+		return db_log_error(l->db, rc, "cannot read rendered icon");
 	if (sqlite3_column_int64(s, COL_INO) != k->ino ||
 	    sqlite3_column_int64(s, COL_SIZE) != k->size ||
 	    sqlite3_column_int64(s, COL_MTIME) != k->mtime_ns)
@@ -177,6 +261,17 @@ int blob_get(struct blob_reader *b, const struct blob_key *k, void **ret_data,
 	if (ret_used)
 		*ret_used = sqlite3_column_int64(s, COL_USED);
 	return 0;
+}
+
+int blob_get(struct blob_reader *b, const struct blob_key *k, void **ret_data,
+	     size_t *ret_len, long long *ret_used)
+{
+	int r = layer_get(&b->own, k, ret_data, ret_len, ret_used);
+
+	if (r != -ENOENT || !b->below.db)
+		return r;
+	r = layer_get(&b->below, k, ret_data, ret_len, NULL);
+	return r == 0 ? BLOB_FROM_SHARED : r;
 }
 
 /* Bytes of the row (source, px) before it is replaced or deleted. */

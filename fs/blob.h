@@ -23,20 +23,33 @@ struct blob_key {
 };
 
 /* The prepared reads of connection `db` (borrowed: close it after the
- * reader is freed). One thread's, like the connection. */
+ * reader is freed) and, when `shared` is not NULL, of the shared layer of
+ * renders at that path (its own read-only connection, left out when it
+ * cannot be used). One thread's, like the connection. */
 struct blob_reader;
-int blob_reader_new(sqlite3 *db, struct blob_reader **ret);
+int blob_reader_new(sqlite3 *db, const char *shared, struct blob_reader **ret);
 struct blob_reader *blob_reader_free(struct blob_reader *b);
 static inline void blob_reader_freep(struct blob_reader **b)
 {
 	blob_reader_free(*b);
 }
 
-/* 0 when a valid blob exists: its length and, when ret_data is not NULL,
- * its verified bytes (malloc()ed). Without ret_data only the row's head is
- * read (length, stamps, checksums), never the data. *ret_used (may be NULL)
- * gets the row's last use. -ENOENT when there is none, it is stale, it
- * fails its checks (logged) or is a failure judged by another version;
+/* Whether the shared layer at `path` can be read below the user's table:
+ * a regular file that only root (or the user) can write, an index of this
+ * iconfs's schema with rendered icons; otherwise -errno and one log line
+ * saying why it is ignored. The layer is opened immutable: never written,
+ * never locked, replaced only by renaming a new one over it. */
+int blob_layer_check(const char *path);
+
+/* blob_get found the blob in the shared layer. */
+#define BLOB_FROM_SHARED 1
+
+/* 0 when a valid blob exists in the user's table, BLOB_FROM_SHARED when
+ * only in the shared layer: its length and, when ret_data is not NULL, its
+ * verified bytes (malloc()ed). Without ret_data only the row's head is read
+ * (length, stamps, checksums), never the data. *ret_used (may be NULL)
+ * gets the user's row's last use. -ENOENT when there is none, it is stale,
+ * it fails its checks (logged) or is a failure judged by another version;
  * -EIO for a failure this version judged. */
 int blob_get(struct blob_reader *b, const struct blob_key *k, void **ret_data,
 	     size_t *ret_len, long long *ret_used);

@@ -44,6 +44,7 @@ struct content {
 	struct basedirs_real *real; /* what may be served */
 	struct render_pool *pool;
 	struct store *store;
+	char *shared; /* the shared layer of renders, when usable */
 	unsigned deadline_ms;
 	struct content_counters counters;
 
@@ -52,12 +53,17 @@ struct content {
 	GHashTable *retry;    /* "px:realpath" → struct retry; lock */
 };
 
-int content_new(const char *db_path, char *const *basedirs, unsigned workers,
-		unsigned deadline_ms, long long budget, struct content **ret)
+int content_new(const char *db_path, const char *shared, char *const *basedirs,
+		unsigned workers, unsigned deadline_ms, long long budget,
+		struct content **ret)
 {
 	struct content *c = g_new0(struct content, 1);
 	int r;
 
+	if (shared && blob_layer_check(shared) >= 0) {
+		log_info("reading renders from the shared layer '%s'", shared);
+		c->shared = g_strdup(shared);
+	}
 	c->real = basedirs_real_new(basedirs);
 	c->deadline_ms = deadline_ms;
 	pthread_mutex_init(&c->lock, NULL);
@@ -86,6 +92,7 @@ struct content *content_free(struct content *c)
 	g_hash_table_destroy(c->inflight);
 	g_hash_table_destroy(c->retry);
 	pthread_mutex_destroy(&c->lock);
+	g_free(c->shared);
 	g_free(c);
 	return NULL;
 }
@@ -112,6 +119,16 @@ unsigned long long content_worker_restarts(struct content *c)
 
 	render_pool_counters(c->pool, &renders, &restarts);
 	return restarts;
+}
+
+int content_reader_new(struct content *c, sqlite3 *db, struct blob_reader **ret)
+{
+	return blob_reader_new(db, c->shared, ret);
+}
+
+long long content_stored_bytes(struct content *c)
+{
+	return store_total(c->store);
 }
 
 void icon_content_clear(struct icon_content *ic)
@@ -202,6 +219,10 @@ static int content_stored(struct content *c, struct blob_reader *b,
 	if (r != -ENOENT)
 		return r;
 	r = blob_get(b, k, ret_data, ret_len, &used);
+	if (r == BLOB_FROM_SHARED) {
+		atomic_fetch_add(&c->counters.shared_hits, 1);
+		return 0;
+	}
 	if (r == 0 && time(NULL) - used > CONTENT_USED_GRANULARITY)
 		store_touch(c->store, k->source, k->px);
 	return r;

@@ -28,6 +28,7 @@ struct content_counters {
 	atomic_ullong renders; /* renders requested from the pool */
 	atomic_ullong render_failures;
 	atomic_ullong blob_hits;    /* answered from the blob table */
+	atomic_ullong shared_hits;  /* of which from the shared layer */
 	atomic_ullong native;	    /* served as the source's own bytes */
 	atomic_ullong cache_errors; /* renders not stored (disk full) */
 };
@@ -36,9 +37,20 @@ struct content;
 
 /* `basedirs` (NULL-terminated) bound what may be served; renders are stored
  * in the index at `db_path` (already opened and migrated), within `budget`
- * bytes. */
-int content_new(const char *db_path, char *const *basedirs, unsigned workers,
-		unsigned deadline_ms, long long budget, struct content **ret);
+ * bytes, and read from there or else from the shared layer at `shared`
+ * (NULL for none; ignored with a log line when unusable). */
+int content_new(const char *db_path, const char *shared, char *const *basedirs,
+		unsigned workers, unsigned deadline_ms, long long budget,
+		struct content **ret);
+
+/* A blob reader for connection `db` of the calling thread, with the shared
+ * layer below it when there is one. */
+int content_reader_new(struct content *c, sqlite3 *db,
+		       struct blob_reader **ret);
+
+/* Bytes of renders stored in the user's table (the writer's running
+ * total). */
+long long content_stored_bytes(struct content *c);
 struct content *content_free(struct content *c);
 
 struct content_counters *content_counters(struct content *c);

@@ -83,7 +83,7 @@ static struct tree_ctx *fs_ctx(struct fs *fs)
 	if (db_connect(fs->db_path, DB_QUERY_ONLY, FS_READ_BUSY_MS, &x->db) <
 		    0 ||
 	    lookup_new(x->db, &x->l) < 0 ||
-	    blob_reader_new(x->db, &x->blobs) < 0) {
+	    content_reader_new(fs->content, x->db, &x->blobs) < 0) {
 		ctx_free(x);
 		return NULL;
 	}
@@ -363,7 +363,8 @@ static char *counters_text(struct fs *fs)
 	return g_strdup_printf(
 		"lookups %llu\nnegative %llu\ngetattrs %llu\nopens %llu\n"
 		"reads %llu\nreaddirs %llu\nrenders %llu\n"
-		"render_failures %llu\nblob_hits %llu\nnative %llu\n"
+		"render_failures %llu\nblob_hits %llu\nshared_hits %llu\n"
+		"native %llu\n"
 		"cache_errors %llu\nworker_restarts %llu\nnodes %u\n"
 		"negatives %u\ninvalidations %llu\nnode_bytes %llu\n"
 		"read_ahead %llu\nread_ahead_done %d\n",
@@ -372,7 +373,9 @@ static char *counters_text(struct fs *fs)
 		(unsigned long long)t->reads, (unsigned long long)t->readdirs,
 		(unsigned long long)c->renders,
 		(unsigned long long)c->render_failures,
-		(unsigned long long)c->blob_hits, (unsigned long long)c->native,
+		(unsigned long long)c->blob_hits,
+		(unsigned long long)c->shared_hits,
+		(unsigned long long)c->native,
 		(unsigned long long)c->cache_errors,
 		content_worker_restarts(fs->content), nodes, negatives,
 		(unsigned long long)t->invalidations, (unsigned long long)bytes,
@@ -633,8 +636,8 @@ int fs_mount(const struct fs_options *o)
 	r = mountpoint_prepare(mnt);
 	if (r < 0)
 		return r;
-	r = content_new(o->db, o->basedirs, o->workers, RENDER_DEADLINE_MS,
-			FS_BLOB_BUDGET, &fs.content);
+	r = content_new(o->db, o->shared_db, o->basedirs, o->workers,
+			RENDER_DEADLINE_MS, FS_BLOB_BUDGET, &fs.content);
 	if (r < 0)
 		return r;
 	r = synth_new(&fs.synth);

@@ -8,6 +8,7 @@
 
 struct fs_options {
 	const char *db;		  /* the index, already built (index_open) */
+	const char *shared_db;	  /* the shared layer of renders, or NULL */
 	char *const *basedirs;	  /* NULL-terminated */
 	const char *theme;	  /* the theme of MNT/<N>/ */
 	const char *theme_source; /* what chose it (desktop_source_name) */

@@ -101,7 +101,8 @@ static void *prefetch_main(void *arg)
 	uint64_t generation = 0;
 
 	if (db_connect(p->db_path, DB_QUERY_ONLY, 1000, &db) < 0 ||
-	    lookup_new(db, &l) < 0 || blob_reader_new(db, &b) < 0)
+	    lookup_new(db, &l) < 0 ||
+	    content_reader_new(p->content, db, &b) < 0)
 		return NULL;
 	pthread_mutex_lock(&p->lock);
 	for (;;) {

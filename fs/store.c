@@ -43,8 +43,8 @@ struct op {
 struct store {
 	char *db_path;
 	long long budget;
-	sqlite3 *db;	 /* the writer thread's */
-	long long total; /* bytes stored; the writer thread's */
+	sqlite3 *db;	    /* the writer thread's */
+	atomic_llong total; /* bytes stored; written by the writer thread */
 	pthread_t thread;
 	atomic_ullong errors;
 
@@ -367,6 +367,11 @@ int store_sync(struct store *s, unsigned timeout_ms)
 		r = pthread_cond_timedwait(&s->synced, &s->lock, &until);
 	pthread_mutex_unlock(&s->lock);
 	return r == 0 ? 0 : -ETIMEDOUT;
+}
+
+long long store_total(struct store *s)
+{
+	return atomic_load(&s->total);
 }
 
 unsigned long long store_errors(struct store *s)

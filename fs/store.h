@@ -43,5 +43,8 @@ void store_drop_source(struct store *s, const char *source);
  * after `timeout_ms`. */
 int store_sync(struct store *s, unsigned timeout_ms);
 
+/* Bytes of renders in the table, as the writer last counted them. */
+long long store_total(struct store *s);
+
 /* Writes given up so far (a full disk, an I/O error). */
 unsigned long long store_errors(struct store *s);

@@ -430,3 +430,33 @@ long long db_meta_get_int(sqlite3 *db, const char *key, long long def)
 		return def;
 	return sqlite3_column_int64(stmt, 0);
 }
+
+int db_open_layer(const char *path, sqlite3 **ret)
+{
+	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	g_autofree char *escaped = g_uri_escape_string(path, "/", FALSE);
+	g_autofree char *uri =
+		g_strconcat("file:", escaped, "?immutable=1", NULL);
+	long long app, version;
+	int rc;
+
+	rc = sqlite3_open_v2(uri, &db,
+			     SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READONLY |
+				     SQLITE_OPEN_URI,
+			     NULL);
+	if (rc != SQLITE_OK)
+		return db_errno(rc);
+	(void)sqlite3_extended_result_codes(db, 1);
+	app = db_pragma_int(db, "PRAGMA application_id", &rc);
+	if (rc != SQLITE_OK || app != ICONFS_APPLICATION_ID)
+		return -EBADMSG;
+	version = db_pragma_int(db, "PRAGMA user_version", &rc);
+	if (rc != SQLITE_OK)
+		return -EBADMSG;
+	if (version != (long long)schema_migrations_count)
+		return -EPROTO;
+	if (db_exec(db, "PRAGMA query_only = 1") < 0)
+		return -EBADMSG;
+	*ret = TAKE_PTR(db);
+	return 0;
+}

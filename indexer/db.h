@@ -22,6 +22,12 @@ enum db_open_flags {
 /* -EPROTONOSUPPORT for an index of a newer iconfs. */
 int db_open(const char *path, unsigned flags, sqlite3 **ret);
 
+/* A read-only, immutable connection to an index another program wrote
+ * (the shared layer of renders): -EBADMSG when it is not an iconfs index,
+ * -EPROTO when its schema is not this iconfs's; never written, never
+ * locked, never migrated. */
+int db_open_layer(const char *path, sqlite3 **ret);
+
 /* Another connection to an index db_open() already prepared. Waits for
  * locks at most busy_ms. */
 int db_connect(const char *path, unsigned flags, int busy_ms, sqlite3 **ret);

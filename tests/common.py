@@ -199,6 +199,8 @@ def mounted(db, bases, theme=None, extra=(), timeout=120):
     args = [ICONFS, "mount", "-f", "--db", db, "--icon-dirs", bases]
     if theme:
         args += ["--theme", theme]
+    if "--shared-db" not in extra:
+        args.append("--no-shared-db")  # a machine's own layer stays out
     log = open(os.path.join(tmp, "daemon.log"), "w+")
     proc = subprocess.Popen([*args, *extra, mnt], stdout=log, stderr=log)
     mounted.pid = proc.pid

@@ -28,7 +28,7 @@ static sqlite3 *open_db(void)
 /* The reader of the open test index (closed with it). */
 static struct blob_reader *reader(sqlite3 *db)
 {
-	if (!test_reader && blob_reader_new(db, &test_reader) < 0)
+	if (!test_reader && blob_reader_new(db, NULL, &test_reader) < 0)
 		return NULL;
 	return test_reader;
 }

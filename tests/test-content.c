@@ -23,9 +23,11 @@ static int setup(struct ctx *x)
 	x->f = fixture_new();
 	fixture_themes(x->f);
 	fixture_write(x->f, "t/scalable/broken.svg", "<svg", -1);
-	if (fixture_index(x->f) < 0 || blob_reader_new(x->f->db, &x->b) < 0)
+	if (fixture_index(x->f) < 0 ||
+	    blob_reader_new(x->f->db, NULL, &x->b) < 0)
 		return -1;
-	return content_new(x->f->db_path, x->f->bases, 1, 5000, 1 << 20, &x->c);
+	return content_new(x->f->db_path, NULL, x->f->bases, 1, 5000, 1 << 20,
+			   &x->c);
 }
 
 static void teardown(struct ctx *x)

@@ -40,19 +40,20 @@ static int setup(struct ctx *c)
 	c->f = fixture_new();
 	fixture_themes(c->f);
 	if (fixture_index(c->f) < 0 ||
-	    content_new(c->f->db_path, c->f->bases, 1, 5000, 1 << 20,
+	    content_new(c->f->db_path, NULL, c->f->bases, 1, 5000, 1 << 20,
 			&c->content) < 0 ||
 	    synth_new(&c->synth) < 0 ||
 	    tree_new("t", "--theme", c->content, c->synth, &c->tree) < 0)
 		return -1;
 	c->x = (struct tree_ctx){ .db = c->f->db, .l = c->f->l };
-	return 0;
+	return content_reader_new(c->content, c->f->db, &c->x.blobs);
 }
 
 static void teardown(struct ctx *c)
 {
 	tree_free(c->tree);
 	synth_free(c->synth);
+	blob_reader_free(c->x.blobs);
 	content_free(c->content);
 	fixture_free(c->f);
 }

@@ -25,8 +25,9 @@ TEST(failed_start_keeps_fd0)
 	ASSERT_EQ_INT(fixture_index(f), 0);
 	if (fcntl(0, F_GETFD) < 0)
 		ASSERT_EQ_INT(open("/dev/null", O_RDONLY), 0);
-	ASSERT_EQ_INT(content_new(f->db_path, f->bases, 1, 5000, 1 << 20, &c),
-		      0);
+	ASSERT_EQ_INT(
+		content_new(f->db_path, NULL, f->bases, 1, 5000, 1 << 20, &c),
+		0);
 	ASSERT_EQ_INT(synth_new(&s), 0);
 	ASSERT_EQ_INT(tree_new("t", "--theme", c, s, &t), 0);
 	ASSERT_TRUE(watch_start(NULL, t, missing, f->bases, &w) < 0);

@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""The shared layer of renders: `iconfs render --shared-db` builds it for a
+fixture theme and Papirus at 48 px (in two runs, the second refreshing the
+first's layer); a new user's fresh mount reads 100 icons from it with no
+render, byte for byte what a private render gives; a source changed after
+the layer was built is rendered fresh (the stale shared blob is never
+served); a mount leaves the layer's bytes as they were; a corrupt, foreign,
+other-version, writable-by-others or unopenable layer is ignored with a log
+line, and the mount renders as without one."""
+import hashlib
+import os
+import shutil
+import sqlite3
+import stat
+import tempfile
+
+from common import (REAL_BASES, check, check_eq, counters, finish, mounted, need_theme,
+                    png_size, run, scalable_theme, svg_square)
+
+need_theme("Papirus", "hicolor")
+COLORS = ["red", "green", "blue", "yellow", "navy", "teal", "olive", "maroon", "purple", "gray"]
+
+
+def digest(path):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
+
+
+def read_all(mnt, files):
+    out = {}
+    for p in files:
+        with open(os.path.join(mnt, p), "rb") as f:
+            out[p] = f.read()
+    return out
+
+
+def fresh_user(tmp, name, bases):
+    db = os.path.join(tmp, name, "index.sqlite")
+    os.makedirs(os.path.dirname(db))
+    run("index", "--db", db, "--icon-dirs", bases, check_rc=0)
+    return db
+
+
+def daemon_log():
+    with open(mounted.log_path) as f:
+        return f.read()
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    base = os.path.join(tmp, "icons")
+    d = scalable_theme(base, "fix")
+    for i, color in enumerate(COLORS):
+        with open(os.path.join(d, f"sq-{i}.svg"), "w") as f:
+            f.write(svg_square(color, 6 + i))
+    bases = f"{base}:{REAL_BASES}"
+    layer = os.path.join(tmp, "var", "shared.sqlite")
+
+    p = run("render", "--shared-db", layer, "--icon-dirs", bases, "--theme", "fix",
+            "--sizes", "48", "--scales", "1")
+    check_eq(p.returncode, 0, f"layer for the fixture theme: {p.stderr}")
+    first_build = os.stat(layer)
+    p = run("render", "--shared-db", layer, "--icon-dirs", bases, "--theme", "Papirus",
+            "--sizes", "48", "--scales", "1")
+    check_eq(p.returncode, 0, f"Papirus added to the layer: {p.stderr}")
+    st = os.stat(layer)
+    check(st.st_ino != first_build.st_ino, "a refresh is renamed over the layer, not written in place")
+    check_eq(stat.S_IMODE(st.st_mode), 0o644, "the layer is world-readable, written by its owner only")
+    check(not os.path.exists(layer + "-wal") and not os.path.exists(layer + ".new"),
+          "the layer is one sealed file")
+    with sqlite3.connect(f"file:{layer}?mode=ro", uri=True) as c:
+        in_layer = c.execute("SELECT count(*) FROM blob WHERE status = 0").fetchone()[0]
+        fix_rows = c.execute("SELECT count(*) FROM blob WHERE source LIKE ? AND px = 48",
+                             (os.path.realpath(d) + "/%",)).fetchone()[0]
+    check_eq(fix_rows, len(COLORS), "the fixture theme's renders stayed through the refresh")
+    check(in_layer > 5000, f"Papirus at 48 px is in the layer ({in_layer} renders)")
+
+    papirus = sorted(n[:-4] for n in os.listdir("/usr/share/icons/Papirus/48x48/apps")
+                     if n.endswith(".svg"))[:90]
+    files = ([f"icons/fix/48x48/sq-{i}.png" for i in range(len(COLORS))] +
+             [f"icons/Papirus/48x48/{n}.png" for n in papirus])
+    check_eq(len(files), 100, "100 icons")
+    before = digest(layer)
+
+    # a new user: everything from the layer, nothing rendered
+    db = fresh_user(tmp, "alice", bases)
+    with mounted(db, bases, theme="fix", extra=("--shared-db", layer)) as mnt:
+        shared = read_all(mnt, files)
+        c = counters(mnt)
+        check_eq(c["renders"], 0, "a new user's 100 icons need no render")
+        check(c["shared_hits"] >= 100, f"served from the shared layer ({c['shared_hits']} hits)")
+        check("reading renders from the shared layer" in daemon_log(), "the mount says so")
+    with sqlite3.connect(db) as c:
+        check_eq(c.execute("SELECT count(*) FROM blob").fetchone()[0], 0,
+                 "nothing is copied into the user's own table")
+    check_eq(digest(layer), before, "the layer's bytes are unchanged by a mount")
+
+    # the same icons rendered privately: the same bytes
+    db = fresh_user(tmp, "bob", bases)
+    with mounted(db, bases, theme="fix") as mnt:
+        private = read_all(mnt, files)
+        # one render per source (Papirus links names together)
+        sources = {os.path.realpath(os.getxattr(os.path.join(mnt, p), "user.iconfs.source"))
+                   for p in files}
+        check_eq(counters(mnt)["renders"], len(sources), "without the layer they are rendered")
+        check_eq(counters(mnt)["shared_hits"], 0, "--no-shared-db reads no layer")
+    check(shared == private, "the layer's bytes equal a private render's")
+    check_eq(png_size(shared["icons/fix/48x48/sq-3.png"]), (48, 48), "exact size")
+
+    # a source changed after the layer was built: rendered fresh
+    with open(os.path.join(d, "sq-0.svg"), "w") as f:
+        f.write(svg_square("lime", 16))
+    db = fresh_user(tmp, "carol", bases)
+    with mounted(db, bases, theme="fix", extra=("--shared-db", layer)) as mnt:
+        got = read_all(mnt, ["icons/fix/48x48/sq-0.png", "icons/fix/48x48/sq-1.png"])
+        c = counters(mnt)
+        check_eq(c["renders"], 1, "the changed source is rendered, the unchanged one is not")
+        check(got["icons/fix/48x48/sq-0.png"] != shared["icons/fix/48x48/sq-0.png"],
+              "the stale shared render is not served")
+        check_eq(got["icons/fix/48x48/sq-1.png"], shared["icons/fix/48x48/sq-1.png"],
+                 "the unchanged icon still comes from the layer")
+    check_eq(digest(layer), before, "still unchanged")
+
+    # layers that cannot be used: one log line, then as without a layer
+    bad = {}
+    bad["corrupt"] = os.path.join(tmp, "corrupt.sqlite")
+    with open(bad["corrupt"], "wb") as f:
+        f.write(os.urandom(8192))
+    bad["foreign"] = os.path.join(tmp, "foreign.sqlite")
+    with sqlite3.connect(bad["foreign"]) as c:
+        c.execute("CREATE TABLE blob (x)")
+    bad["another version"] = os.path.join(tmp, "version.sqlite")
+    shutil.copy(layer, bad["another version"])
+    with sqlite3.connect(bad["another version"]) as c:
+        c.execute("PRAGMA user_version = 999")
+    bad["writable by others"] = os.path.join(tmp, "open.sqlite")
+    shutil.copy(layer, bad["writable by others"])
+    os.chmod(bad["writable by others"], 0o666)
+    bad["unopenable"] = os.path.join(tmp, "a-directory.sqlite")
+    os.mkdir(bad["unopenable"])
+    bad["missing"] = os.path.join(tmp, "missing.sqlite")
+    for why, path in bad.items():
+        db = fresh_user(tmp, "u-" + why.replace(" ", "-"), bases)
+        with mounted(db, bases, theme="fix", extra=("--shared-db", path)) as mnt:
+            got = read_all(mnt, files[:12])
+            c = counters(mnt)
+            check_eq(c["shared_hits"], 0, f"{why} layer: not read")
+            check(c["renders"] >= 11, f"{why} layer: the mount renders as without one")
+            log = daemon_log()
+            check(f"shared layer '{path}'" in log and "ignored" in log,
+                  f"{why} layer: one log line says it is ignored: {log!r}")
+        check(got["icons/fix/48x48/sq-1.png"] == shared["icons/fix/48x48/sq-1.png"],
+              f"{why} layer: the same bytes")
+
+finish()
