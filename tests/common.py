@@ -4,6 +4,7 @@ import contextlib
 import errno
 import os
 import shutil
+import sqlite3
 import struct
 import subprocess
 import sys
@@ -180,6 +181,18 @@ def shared_db(name):
     once); kept beside the build's test logs."""
     d = os.environ.get("ICONFS_TEST_DIR") or tempfile.gettempdir()
     return os.path.join(d, name)
+
+
+def forget_working_set(db):
+    """Empty what a mount of `db` reads ahead (fs/warm.h): the next mount
+    starts with the kernel's caches cold, as a first login does."""
+    if not os.path.exists(db):
+        return
+    with sqlite3.connect(db) as c:
+        try:
+            c.execute("DELETE FROM warm")
+        except sqlite3.OperationalError:
+            pass  # an index of before the working set
 
 
 def counters(mnt):

@@ -9,8 +9,8 @@ import subprocess
 import tempfile
 import time
 
-from common import (REAL_BASES, check, check_eq, counters, finish, mounted, scalable_theme,
-                    need_theme, shared_db, skip, svg_square)
+from common import (REAL_BASES, check, check_eq, counters, finish, forget_working_set, mounted,
+                    need_theme, scalable_theme, shared_db, skip, svg_square)
 
 need_theme("Papirus", "breeze", "Adwaita")
 PY = "/usr/bin/python3"
@@ -35,6 +35,9 @@ def client(kind, theme, size, names, data_dirs):
 
 
 db = shared_db("real-index.sqlite")
+# what the clients below read reaches the daemon, not what an earlier
+# test's mount read ahead
+forget_working_set(db)
 with mounted(db, REAL_BASES, theme="Papirus") as mnt:
     original = "/usr/local/share:/usr/share"
     data_dirs = f"{mnt}:{original}"
