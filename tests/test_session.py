@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Session integration: `meson install` puts the binary, the systemd user
-unit and the environment.d drop-in in place; `systemd-analyze verify`
-accepts the unit; the drop-in expands to the mountpoint prepended to the
-original list (or the specification's default when it is unset)."""
+unit, the environment.d drop-in and the shared layer's system service and
+path unit in place; `systemd-analyze verify` accepts the units; the drop-in
+expands to the mountpoint prepended to the original list (or the
+specification's default when it is unset)."""
 import os
 import shutil
 import subprocess
@@ -26,7 +27,9 @@ with tempfile.TemporaryDirectory() as dest:
     binary = os.path.join(root, "bin", "iconfs")
     unit = os.path.join(root, "lib", "systemd", "user", "iconfs.service")
     dropin = os.path.join(root, "lib", "environment.d", "60-iconfs.conf")
-    for f in (binary, unit, dropin):
+    shared_service = os.path.join(root, "lib", "systemd", "system", "iconfs-shared.service")
+    shared_path = os.path.join(root, "lib", "systemd", "system", "iconfs-shared.path")
+    for f in (binary, unit, dropin, shared_service, shared_path):
         check(os.path.exists(f), f"installed {f[len(dest):]}")
 
     text = open(unit).read()
@@ -48,6 +51,29 @@ with tempfile.TemporaryDirectory() as dest:
     problems = [l for l in (p.stdout + p.stderr).splitlines() if "iconfs.service" in l]
     check_eq((p.returncode, problems), (0, []),
              "systemd-analyze verify has nothing to say about the unit")
+
+    # the shared layer: a oneshot system service that renders every theme
+    # into the system path, started by a path unit when themes change
+    text = open(shared_service).read()
+    check(f"ExecStart={prefix}/bin/iconfs render --shared-db /var/cache/iconfs/shared.sqlite "
+          "--all-themes" in text, "the service renders every theme into the system's layer")
+    keys = dict(l.split("=", 1) for l in text.splitlines() if "=" in l and not l.startswith("#"))
+    check_eq((keys.get("Type"), keys.get("CacheDirectory"), keys.get("CacheDirectoryMode")),
+             ("oneshot", "iconfs", "0755"), "a oneshot with a world-readable cache directory")
+    path_text = open(shared_path).read()
+    check("PathChanged=/usr/share/icons" in path_text and "Unit=iconfs-shared.service" in path_text,
+          "the path unit starts it when /usr/share/icons changes")
+    sys_dir = os.path.join(dest, "verify-system")
+    os.makedirs(sys_dir)
+    with open(os.path.join(sys_dir, "iconfs-shared.service"), "w") as f:
+        f.write(text.replace(f"{prefix}/bin/iconfs", binary))
+    shutil.copy(shared_path, sys_dir)
+    p = subprocess.run(["systemd-analyze", "verify", os.path.join(sys_dir, "iconfs-shared.path"),
+                        os.path.join(sys_dir, "iconfs-shared.service")],
+                       capture_output=True, text=True)
+    problems = [l for l in (p.stdout + p.stderr).splitlines() if "iconfs-shared" in l]
+    check_eq((p.returncode, problems), (0, []),
+             "systemd-analyze verify has nothing to say about the system units")
 
     gen = "/usr/lib/systemd/user-environment-generators/30-systemd-environment-d-generator"
     if os.path.exists(gen):
