@@ -210,6 +210,7 @@ static int prerender_theme(struct prerender *p, const struct cli_options *o,
 	printf("%s: %u icons at %u sizes%s\n", theme, names->len, sizes->len,
 	       atomic_load(&p->full) ? ", stopped: the byte budget is reached"
 				     : "");
+	fflush(stdout);
 	return 0;
 }
 

@@ -120,6 +120,20 @@ def scalable_theme(base, name, max_size=512):
     return d
 
 
+SQUARE_COLORS = ["red", "green", "blue", "yellow", "navy", "teal", "olive", "maroon",
+                 "purple", "gray", "lime", "aqua"]
+
+
+def squares_theme(base, name, n):
+    """A scalable theme (scalable_theme) of `n` SVGs sq-00 … that all
+    differ (colour and height); returns its directory."""
+    d = scalable_theme(base, name)
+    for i in range(n):
+        with open(os.path.join(d, f"sq-{i:02d}.svg"), "w") as f:
+            f.write(svg_square(SQUARE_COLORS[i % len(SQUARE_COLORS)], 4 + i))
+    return d
+
+
 def fill_disk(path):
     """Fill the filesystem holding `path` with one file until it is full.
     Unbuffered writes on a raw fd: ENOSPC is the expected end, and nothing

@@ -15,10 +15,10 @@ import stat
 import tempfile
 
 from common import (REAL_BASES, check, check_eq, counters, finish, mounted, need_theme,
-                    png_size, run, scalable_theme, svg_square)
+                    png_size, run, squares_theme, svg_square)
 
 need_theme("Papirus", "hicolor")
-COLORS = ["red", "green", "blue", "yellow", "navy", "teal", "olive", "maroon", "purple", "gray"]
+N_SQUARES = 10
 
 
 def digest(path):
@@ -48,10 +48,7 @@ def daemon_log():
 
 with tempfile.TemporaryDirectory() as tmp:
     base = os.path.join(tmp, "icons")
-    d = scalable_theme(base, "fix")
-    for i, color in enumerate(COLORS):
-        with open(os.path.join(d, f"sq-{i}.svg"), "w") as f:
-            f.write(svg_square(color, 6 + i))
+    d = squares_theme(base, "fix", N_SQUARES)
     bases = f"{base}:{REAL_BASES}"
     layer = os.path.join(tmp, "var", "shared.sqlite")
 
@@ -71,12 +68,12 @@ with tempfile.TemporaryDirectory() as tmp:
         in_layer = c.execute("SELECT count(*) FROM blob WHERE status = 0").fetchone()[0]
         fix_rows = c.execute("SELECT count(*) FROM blob WHERE source LIKE ? AND px = 48",
                              (os.path.realpath(d) + "/%",)).fetchone()[0]
-    check_eq(fix_rows, len(COLORS), "the fixture theme's renders stayed through the refresh")
+    check_eq(fix_rows, N_SQUARES, "the fixture theme's renders stayed through the refresh")
     check(in_layer > 5000, f"Papirus at 48 px is in the layer ({in_layer} renders)")
 
     papirus = sorted(n[:-4] for n in os.listdir("/usr/share/icons/Papirus/48x48/apps")
                      if n.endswith(".svg"))[:90]
-    files = ([f"icons/fix/48x48/sq-{i}.png" for i in range(len(COLORS))] +
+    files = ([f"icons/fix/48x48/sq-{i:02d}.png" for i in range(N_SQUARES)] +
              [f"icons/Papirus/48x48/{n}.png" for n in papirus])
     check_eq(len(files), 100, "100 icons")
     before = digest(layer)
@@ -104,19 +101,19 @@ with tempfile.TemporaryDirectory() as tmp:
         check_eq(counters(mnt)["renders"], len(sources), "without the layer they are rendered")
         check_eq(counters(mnt)["shared_hits"], 0, "--no-shared-db reads no layer")
     check(shared == private, "the layer's bytes equal a private render's")
-    check_eq(png_size(shared["icons/fix/48x48/sq-3.png"]), (48, 48), "exact size")
+    check_eq(png_size(shared["icons/fix/48x48/sq-03.png"]), (48, 48), "exact size")
 
     # a source changed after the layer was built: rendered fresh
-    with open(os.path.join(d, "sq-0.svg"), "w") as f:
+    with open(os.path.join(d, "sq-00.svg"), "w") as f:
         f.write(svg_square("lime", 16))
     db = fresh_user(tmp, "carol", bases)
     with mounted(db, bases, theme="fix", extra=("--shared-db", layer)) as mnt:
-        got = read_all(mnt, ["icons/fix/48x48/sq-0.png", "icons/fix/48x48/sq-1.png"])
+        got = read_all(mnt, ["icons/fix/48x48/sq-00.png", "icons/fix/48x48/sq-01.png"])
         c = counters(mnt)
         check_eq(c["renders"], 1, "the changed source is rendered, the unchanged one is not")
-        check(got["icons/fix/48x48/sq-0.png"] != shared["icons/fix/48x48/sq-0.png"],
+        check(got["icons/fix/48x48/sq-00.png"] != shared["icons/fix/48x48/sq-00.png"],
               "the stale shared render is not served")
-        check_eq(got["icons/fix/48x48/sq-1.png"], shared["icons/fix/48x48/sq-1.png"],
+        check_eq(got["icons/fix/48x48/sq-01.png"], shared["icons/fix/48x48/sq-01.png"],
                  "the unchanged icon still comes from the layer")
     check_eq(digest(layer), before, "still unchanged")
 
@@ -148,7 +145,7 @@ with tempfile.TemporaryDirectory() as tmp:
             log = daemon_log()
             check(f"shared layer '{path}'" in log and "ignored" in log,
                   f"{why} layer: one log line says it is ignored: {log!r}")
-        check(got["icons/fix/48x48/sq-1.png"] == shared["icons/fix/48x48/sq-1.png"],
+        check(got["icons/fix/48x48/sq-01.png"] == shared["icons/fix/48x48/sq-01.png"],
               f"{why} layer: the same bytes")
 
 finish()

@@ -11,11 +11,10 @@ import tempfile
 import time
 
 from common import (REAL_BASES, check, check_eq, counters, finish, mounted, need_theme,
-                    png16, png_size, run, scalable_theme, svg_square)
+                    png16, png_size, run, squares_theme)
 
 need_theme("Papirus", "hicolor")
-COLORS = ["red", "green", "blue", "yellow", "navy", "teal", "olive", "maroon",
-          "purple", "gray", "lime", "aqua"]
+N_SQUARES = 12
 
 
 def read(path):
@@ -47,16 +46,13 @@ def wait_read_ahead(mnt):
 
 with tempfile.TemporaryDirectory() as tmp:
     base = os.path.join(tmp, "icons")
-    d = scalable_theme(base, "fix")
-    for i, color in enumerate(COLORS):
-        with open(os.path.join(d, f"sq-{i:02d}.svg"), "w") as f:
-            f.write(svg_square(color, 4 + i))
+    d = squares_theme(base, "fix", N_SQUARES)
     bases = f"{base}:{REAL_BASES}"
     db = os.path.join(tmp, "index.sqlite")
     run("index", "--db", db, "--icon-dirs", bases, check_rc=0)
     papirus = sorted(n[:-4] for n in os.listdir("/usr/share/icons/Papirus/48x48/apps")
                      if n.endswith(".svg"))[:10]
-    files = ([f"icons/fix/48x48/sq-{i:02d}.png" for i in range(len(COLORS))] +
+    files = ([f"icons/fix/48x48/sq-{i:02d}.png" for i in range(N_SQUARES)] +
              [f"icons/Papirus/48x48/{n}.png" for n in papirus] + ["32/sq-00.png"])
 
     # the first session: programs read these files, and only stat another
