@@ -97,10 +97,10 @@ static void add_size(GArray *sizes, int size, int scale)
 	g_array_append_val(sizes, s);
 }
 
-/* The (size, scale) pairs to render for `theme`: --sizes at --scales, or
- * by default the common sizes at scales 1 and 2 and the theme's declared
- * sizes at 1. Smallest first, scale 1 first: what is used most comes
- * before a budget stops the run. */
+/* The (size, scale) pairs to render for `theme`: --sizes at --scales
+ * (default 1), or by default the common sizes at --scales (default 1 and
+ * 2) and the theme's declared sizes at 1. Smallest first, scale 1 first:
+ * what is used most comes before a budget stops the run. */
 static int theme_sizes(const struct cli_options *o, struct lookup *l,
 		       const char *theme, GArray **ret)
 {
@@ -109,7 +109,8 @@ static int theme_sizes(const struct cli_options *o, struct lookup *l,
 	g_autoptr(GArray) want = NULL, scales = NULL, declared = NULL;
 	int r;
 
-	r = parse_list(o->scales ? o->scales : "1,2", 1, 3, "scale", &scales);
+	r = parse_list(o->scales ? o->scales : o->sizes ? "1" : "1,2", 1, 3,
+		       "scale", &scales);
 	if (r < 0)
 		return r;
 	if (o->sizes) {
