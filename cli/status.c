@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/xattr.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "basedirs.h"
 #include "blob.h"
@@ -42,6 +43,25 @@ static void print_index(sqlite3 *db)
 			 localtime(&t));
 		printf("%-16s %s\n", "last refresh", when);
 	}
+}
+
+/* The shared layer of renders a mount would read below the user's table. */
+static void print_shared(const struct cli_options *o)
+{
+	const char *path = o->shared_db ? o->shared_db : CLI_SHARED_DB;
+	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	struct blob_stats bs;
+
+	if (o->no_shared_db)
+		return;
+	if (!o->shared_db && access(path, F_OK) < 0)
+		printf("%-16s none (%s)\n", "shared layer", path);
+	else if (blob_layer_check(path) < 0 || db_open_layer(path, &db) < 0 ||
+		 blob_stats(db, &bs) < 0)
+		printf("%-16s %s (ignored)\n", "shared layer", path);
+	else
+		printf("%-16s %s: %lld PNGs, %.1f MiB\n", "shared layer", path,
+		       bs.rendered, bs.bytes / 1048576.0);
 }
 
 /* The daemon's counters, one per line, and the blob hit rate. */
@@ -104,6 +124,7 @@ int cli_status(struct cli_options *o)
 		       desktop_source_name(source));
 	}
 	print_index(db);
+	print_shared(o);
 
 	n = getxattr(mnt, FS_XATTR_COUNTERS, value, sizeof(value) - 1);
 	if (n < 0) {
