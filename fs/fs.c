@@ -295,12 +295,13 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		file_free(f);
 }
 
-/* A program read file `ino`: it belongs to the working set. */
-static void fs_learn(struct fs *fs, fuse_req_t req, fuse_ino_t ino)
+/* Thread `tid` of a program read file `ino`: it belongs to the working
+ * set. */
+static void fs_learn(struct fs *fs, pid_t tid, fuse_ino_t ino)
 {
 	g_autofree char *path = NULL;
 
-	if (!fs->warm || warm_is_ahead(fs->warm, fuse_req_ctx(req)->pid))
+	if (!fs->warm || warm_is_ahead(fs->warm, tid))
 		return;
 	path = tree_path(fs->tree, ino);
 	if (path)
@@ -313,6 +314,7 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct fs *fs = fs_of(req);
 	struct file *f = (struct file *)(uintptr_t)fi->fh;
 	g_autofree char *buf = g_malloc(size ? size : 1);
+	pid_t tid = fuse_req_ctx(req)->pid; /* req is gone once replied to */
 	struct tree_ctx *x;
 	ssize_t n;
 
@@ -328,7 +330,7 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	else
 		fuse_reply_buf(req, buf, (size_t)n);
 	if (n > 0 && off == 0)
-		fs_learn(fs, req, ino);
+		fs_learn(fs, tid, ino);
 }
 
 static void fs_release(fuse_req_t req, fuse_ino_t ino,
