@@ -21,9 +21,10 @@
 struct warm {
 	char *db_path;
 	char *mountpoint;
-	bool ahead;
-	pthread_t thread;
-	atomic_int tid; /* the thread's, once it runs */
+	pthread_t thread;	/* stores the notes */
+	pthread_t ahead_thread; /* reads ahead, then ends */
+	bool ahead_started;
+	atomic_int tid; /* the read ahead's thread, once it runs */
 	atomic_ullong read_ahead;
 	atomic_bool ahead_done;
 	int stop_pipe[2];
@@ -41,12 +42,12 @@ static bool stopped(struct warm *w, int ms)
 	return poll(&pfd, 1, ms) != 0;
 }
 
-static void set_idle(bool idle)
+/* For good: an unprivileged thread cannot leave SCHED_IDLE again. */
+static void set_idle(void)
 {
 	struct sched_param sp = { 0 };
 
-	(void)pthread_setschedparam(pthread_self(),
-				    idle ? SCHED_IDLE : SCHED_OTHER, &sp);
+	(void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
 }
 
 /* A path as this module writes them: relative, no empty, "." or ".."
@@ -104,7 +105,6 @@ static void read_ahead(struct warm *w, sqlite3 *db)
 	dir = open(w->mountpoint, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0)
 		return;
-	set_idle(true);
 	for (unsigned i = paths->len; i-- > 0 && !stopped(w, 0);) {
 		int r = read_through(dir, paths->pdata[i]);
 
@@ -118,7 +118,6 @@ static void read_ahead(struct warm *w, sqlite3 *db)
 		else if (r == -ENOTCONN || r == -ECONNABORTED)
 			break; /* unmounted meanwhile */
 	}
-	set_idle(false);
 	log_debug("read ahead %llu of %u files", atomic_load(&w->read_ahead),
 		  paths->len);
 }
@@ -186,22 +185,33 @@ static void store_notes(struct warm *w, sqlite3 *db)
 	}
 }
 
+/* Its own thread, at idle priority to the end: the one that stores the
+ * notes holds the index's write lock now and then, and must not wait
+ * behind every other program for the CPU meanwhile. */
+static void *ahead_main(void *arg)
+{
+	struct warm *w = arg;
+	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+
+	atomic_store(&w->tid, gettid());
+	set_idle();
+	if (db_connect(w->db_path, DB_QUERY_ONLY, WARM_BUSY_MS, &db) >= 0)
+		read_ahead(w, db);
+	atomic_store(&w->ahead_done, true);
+	return NULL;
+}
+
 static void *warm_main(void *arg)
 {
 	struct warm *w = arg;
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
 	int r;
 
-	atomic_store(&w->tid, gettid());
 	r = db_connect(w->db_path, 0, WARM_BUSY_MS, &db);
 	if (r < 0) {
-		atomic_store(&w->ahead_done, true);
 		log_warning_errno(r, "working set: cannot open the index: %m");
 		return NULL;
 	}
-	if (w->ahead)
-		read_ahead(w, db);
-	atomic_store(&w->ahead_done, true);
 	while (!stopped(w, WARM_STORE_MS))
 		store_notes(w, db);
 	store_notes(w, db);
@@ -216,7 +226,6 @@ int warm_start(const char *db_path, const char *mountpoint, bool ahead,
 
 	w->db_path = g_strdup(db_path);
 	w->mountpoint = g_strdup(mountpoint);
-	w->ahead = ahead;
 	w->tid = -1;
 	pthread_mutex_init(&w->lock, NULL);
 	w->noted = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
@@ -237,6 +246,10 @@ int warm_start(const char *db_path, const char *mountpoint, bool ahead,
 		g_free(w);
 		return r;
 	}
+	w->ahead_started = ahead && pthread_create(&w->ahead_thread, NULL,
+						   ahead_main, w) == 0;
+	if (!w->ahead_started)
+		atomic_store(&w->ahead_done, true);
 	*ret = w;
 	return 0;
 }
@@ -247,6 +260,8 @@ void warm_stop(struct warm *w)
 		return;
 	(void)!write(w->stop_pipe[1], "x", 1);
 	(void)pthread_join(w->thread, NULL);
+	if (w->ahead_started)
+		(void)pthread_join(w->ahead_thread, NULL);
 	(void)close(w->stop_pipe[0]);
 	(void)close(w->stop_pipe[1]);
 	g_hash_table_destroy(w->noted);

@@ -2,9 +2,9 @@
  * read, learned across sessions and read ahead at the next mount. No
  * toolkit can know which icons a desktop's login loads; the mount sees
  * them. Requests note the files they read (a bounded set in memory, no
- * SQL); the warm thread stores the notes in the index (table warm, schema
- * 005) now and then and at the end, and at start reads the files of the
- * last sessions through the mount itself, at idle priority, so that the
+ * SQL); a thread stores the notes in the index (table warm, schema 005)
+ * now and then and at the end, and at start another one reads the files
+ * of the last sessions through the mount itself, at idle priority, so that the
  * kernel holds their entries, attributes and pages before the login's
  * programs ask for them: those programs then send no request at all.
  * Bounded: WARM_FILES paths, none unread for WARM_DAYS. */
@@ -18,13 +18,13 @@
 
 struct warm;
 
-/* Start the thread: read ahead through `mountpoint` what the index at
- * `db_path` remembers, then store notes until warm_stop(). With `ahead`
+/* Start the threads: read ahead through `mountpoint` what the index at
+ * `db_path` remembers, and store notes until warm_stop(). With `ahead`
  * false it only learns. */
 int warm_start(const char *db_path, const char *mountpoint, bool ahead,
 	       struct warm **ret);
 
-/* Store what was noted and end the thread. Call once nothing can wait on
+/* Store what was noted and end the threads. Call once nothing can wait on
  * the mount any more (the FUSE session is gone): a read ahead may be
  * waiting for an answer. */
 void warm_stop(struct warm *w);
