@@ -17,6 +17,7 @@
 #include "lookup.h"
 #include "render.h"
 #include "synth.h"
+#include "warm.h"
 #include "index.h"
 
 struct command {
@@ -214,6 +215,11 @@ static int cmd_render(struct cli_options *o)
 	return cli_prerender(o) < 0 ? 1 : 0;
 }
 
+static int cmd_read_ahead(struct cli_options *o)
+{
+	return warm_reader_main(o->args[0]);
+}
+
 static int cmd_render_worker(struct cli_options *o)
 {
 	(void)o;
@@ -242,6 +248,7 @@ static const struct command commands[] = {
 	{ "umount", "MOUNTPOINT", "unmount a mounted iconfs", cmd_umount, 1,
 	  1 },
 	{ "render-worker", "", NULL, cmd_render_worker, 0, 0 },
+	{ "read-ahead", "MOUNTPOINT", NULL, cmd_read_ahead, 1, 1 },
 };
 
 static void usage(FILE *f)

@@ -2,11 +2,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "db.h"
@@ -24,7 +31,7 @@ struct warm {
 	pthread_t thread;	/* stores the notes */
 	pthread_t ahead_thread; /* reads ahead, then ends */
 	bool ahead_started;
-	atomic_int tid; /* the read ahead's thread, once it runs */
+	atomic_int reader; /* the read ahead's process, once it runs */
 	atomic_ullong read_ahead;
 	atomic_bool ahead_done;
 	int stop_pipe[2];
@@ -42,7 +49,6 @@ static bool stopped(struct warm *w, int ms)
 	return poll(&pfd, 1, ms) != 0;
 }
 
-/* For good: an unprivileged thread cannot leave SCHED_IDLE again. */
 static void set_idle(void)
 {
 	struct sched_param sp = { 0 };
@@ -83,11 +89,107 @@ static int read_through(int dir, const char *path)
 	return n < 0 ? -errno : 0;
 }
 
-/* The last sessions' files, read in the order they were first read. */
+int warm_reader_main(const char *mountpoint)
+{
+	_cleanup_close_ int dir = -1;
+	char line[PATH_MAX];
+
+	/* for good: an unprivileged process cannot leave SCHED_IDLE again */
+	set_idle();
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+	dir = open(mountpoint, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return 1;
+	while (fgets(line, sizeof(line), stdin)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (printf("%d\n", -read_through(dir, line)) < 0 ||
+		    fflush(stdout) != 0)
+			return 1;
+	}
+	return 0;
+}
+
+/* The reader process (warm_reader_main), talking on pipes. */
+static pid_t reader_spawn(const char *mountpoint, int *ret_in, int *ret_out)
+{
+	char *argv[] = { "iconfs", "read-ahead", (char *)mountpoint, NULL };
+	char exe[PATH_MAX];
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, deflt;
+	int to[2], from[2];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	pid_t pid;
+	int r;
+
+	if (n < 0 || pipe2(to, O_CLOEXEC) < 0)
+		return -1;
+	if (pipe2(from, O_CLOEXEC) < 0) {
+		(void)close(to[0]);
+		(void)close(to[1]);
+		return -1;
+	}
+	exe[n] = '\0';
+	/* no signal blocked (FUSE threads block some), default dispositions */
+	sigemptyset(&none);
+	sigfillset(&deflt);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &deflt);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
+						POSIX_SPAWN_SETSIGDEF);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, to[0], STDIN_FILENO);
+	posix_spawn_file_actions_adddup2(&fa, from[1], STDOUT_FILENO);
+	r = posix_spawn(&pid, exe, &fa, &attr, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	(void)close(to[0]);
+	(void)close(from[1]);
+	if (r != 0) {
+		(void)close(to[1]);
+		(void)close(from[0]);
+		return -1;
+	}
+	*ret_in = to[1];
+	*ret_out = from[0];
+	return pid;
+}
+
+/* One path to the reader, its answer back (0 or -errno); -ECANCELED when
+ * warm_stop() came first, -EPIPE when the reader is gone. */
+static int reader_ask(struct warm *w, int in, FILE *out, const char *path)
+{
+	struct pollfd pfd[2] = { { .fd = fileno(out), .events = POLLIN },
+				 { .fd = w->stop_pipe[0], .events = POLLIN } };
+	g_autofree char *line = g_strconcat(path, "\n", NULL);
+	char answer[32];
+
+	if (strchr(path, '\n') || !path_ok(path))
+		return -EINVAL;
+	if (write(in, line, strlen(line)) != (ssize_t)strlen(line))
+		return -EPIPE;
+	while (poll(pfd, 2, -1) < 0)
+		if (errno != EINTR)
+			return -EPIPE;
+	if (pfd[1].revents)
+		return -ECANCELED;
+	if (!fgets(answer, sizeof(answer), out))
+		return -EPIPE;
+	return -abs(atoi(answer));
+}
+
+/* The last sessions' files, read in the order they were first read, by a
+ * process of its own: a thread of the daemon waiting on its own mount
+ * would keep a killed daemon from ever exiting (the kernel waits for the
+ * answer uninterruptibly, and only the dying process could give it). */
 static void read_ahead(struct warm *w, sqlite3 *db)
 {
 	g_autoptr(GPtrArray) paths = g_ptr_array_new_with_free_func(g_free);
-	_cleanup_close_ int dir = -1;
+	_cleanup_close_ int in = -1;
+	FILE *out;
+	int out_fd = -1;
+	pid_t pid;
 
 	{
 		_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
@@ -102,11 +204,17 @@ static void read_ahead(struct warm *w, sqlite3 *db)
 	}
 	if (paths->len == 0)
 		return;
-	dir = open(w->mountpoint, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dir < 0)
+	pid = reader_spawn(w->mountpoint, &in, &out_fd);
+	if (pid < 0) {
+		log_warning_errno(-errno, "cannot start the read ahead: %m");
 		return;
-	for (unsigned i = paths->len; i-- > 0 && !stopped(w, 0);) {
-		int r = read_through(dir, paths->pdata[i]);
+	}
+	atomic_store(&w->reader, pid);
+	out = fdopen(out_fd, "r");
+	if (!out)
+		(void)close(out_fd);
+	for (unsigned i = paths->len; out && i-- > 0;) {
+		int r = reader_ask(w, in, out, paths->pdata[i]);
 
 		/* -EAGAIN: not rendered (any more); a program will ask */
 		if (r == -ENOENT || r == -EINVAL) {
@@ -115,9 +223,14 @@ static void read_ahead(struct warm *w, sqlite3 *db)
 			pthread_mutex_unlock(&w->lock);
 		} else if (r == 0)
 			atomic_fetch_add(&w->read_ahead, 1);
-		else if (r == -ENOTCONN || r == -ECONNABORTED)
-			break; /* unmounted meanwhile */
+		else if (r == -ECANCELED || r == -EPIPE || r == -ENOTCONN ||
+			 r == -ECONNABORTED)
+			break; /* stopped, or unmounted meanwhile */
 	}
+	if (out)
+		(void)fclose(out);
+	(void)kill(pid, SIGKILL);
+	(void)waitpid(pid, NULL, 0);
 	log_debug("read ahead %llu of %u files", atomic_load(&w->read_ahead),
 		  paths->len);
 }
@@ -185,16 +298,12 @@ static void store_notes(struct warm *w, sqlite3 *db)
 	}
 }
 
-/* Its own thread, at idle priority to the end: the one that stores the
- * notes holds the index's write lock now and then, and must not wait
- * behind every other program for the CPU meanwhile. */
+/* The read ahead's own thread, so that the notes are stored meanwhile. */
 static void *ahead_main(void *arg)
 {
 	struct warm *w = arg;
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
 
-	atomic_store(&w->tid, gettid());
-	set_idle();
 	if (db_connect(w->db_path, DB_QUERY_ONLY, WARM_BUSY_MS, &db) >= 0)
 		read_ahead(w, db);
 	atomic_store(&w->ahead_done, true);
@@ -226,7 +335,7 @@ int warm_start(const char *db_path, const char *mountpoint, bool ahead,
 
 	w->db_path = g_strdup(db_path);
 	w->mountpoint = g_strdup(mountpoint);
-	w->tid = -1;
+	w->reader = -1;
 	pthread_mutex_init(&w->lock, NULL);
 	w->noted = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	w->gone = g_ptr_array_new_with_free_func(g_free);
@@ -274,7 +383,7 @@ void warm_stop(struct warm *w)
 
 bool warm_is_ahead(struct warm *w, pid_t tid)
 {
-	return w && tid == atomic_load(&w->tid);
+	return w && tid == atomic_load(&w->reader);
 }
 
 void warm_note(struct warm *w, const char *path)

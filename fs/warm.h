@@ -6,7 +6,9 @@
  * now and then and at the end, and at start another one reads the files
  * of the last sessions through the mount itself, at idle priority, so that the
  * kernel holds their entries, attributes and pages before the login's
- * programs ask for them: those programs then send no request at all.
+ * programs ask for them: those programs then send no request at all. The
+ * reads are made by a process of its own (`iconfs read-ahead`): a daemon
+ * thread blocked on its own mount would keep a killed daemon from exiting.
  * Bounded: WARM_FILES paths, none unread for WARM_DAYS. */
 #pragma once
 
@@ -29,12 +31,17 @@ int warm_start(const char *db_path, const char *mountpoint, bool ahead,
  * waiting for an answer. */
 void warm_stop(struct warm *w);
 
-/* Whether thread `tid` is the read ahead (false without a warm): its
- * requests teach nothing and render nothing. */
+/* Whether thread `tid` is the read ahead's process (false without a
+ * warm): its requests teach nothing and render nothing. */
 bool warm_is_ahead(struct warm *w, pid_t tid);
 
 /* A program read the file at `path` (relative to the mount); takes a copy. */
 void warm_note(struct warm *w, const char *path);
+
+/* The read ahead's process (`iconfs read-ahead MOUNTPOINT`, at idle
+ * priority): reads each path of a stdin line below `mountpoint` and
+ * answers a line with 0 or the errno. Returns the exit status. */
+int warm_reader_main(const char *mountpoint);
 
 /* Files read ahead at start so far, and whether that pass is over. */
 unsigned long long warm_read_ahead(struct warm *w, bool *ret_done);

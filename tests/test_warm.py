@@ -6,7 +6,9 @@ sends no request to the daemon (its counters) and gets the same bytes.
 A file that is gone since is dropped from the set, a damaged row is
 refused, and the set never holds more than its bound."""
 import os
+import signal
 import sqlite3
+import subprocess
 import tempfile
 import time
 
@@ -127,5 +129,34 @@ with tempfile.TemporaryDirectory() as tmp:
     check_eq(len(kept), 4096, "the set is bounded")
     check("icons/fix/22x22/sq-01.png" in kept, "the newest file is kept")
     check("icons/many/16x16/i0000.png" not in kept, "the oldest went")
+
+    # kill -9 in the middle of a read ahead: the daemon can be reaped at
+    # once, however the kill falls (no thread of the daemon ever waits on
+    # its own mount: the kernel would wait for that answer from the dying
+    # process itself, and the process could never end)
+    stuck = 0
+    for attempt in range(8):
+        with mounted(db, bases, theme="fix") as mnt:
+            deadline = time.monotonic() + 30
+            while (counters(mnt)["read_ahead"] < 50 + 61 * attempt and
+                   time.monotonic() < deadline):
+                pass
+            os.kill(mounted.pid, signal.SIGKILL)
+            deadline = time.monotonic() + 10
+            while os.waitpid(mounted.pid, os.WNOHANG)[0] != mounted.pid:
+                if time.monotonic() > deadline:
+                    stuck += 1
+                    # let the rest of the suite go on: abort the connection
+                    subprocess.run(["mount", "-t", "fusectl", "none", "/sys/fs/fuse/connections"],
+                                   capture_output=True)
+                    for c in os.listdir("/sys/fs/fuse/connections"):
+                        with open(f"/sys/fs/fuse/connections/{c}/abort", "w") as f:
+                            f.write("1")
+                    break
+                time.sleep(0.01)
+    check_eq(stuck, 0, "daemons killed during the read ahead that could not exit")
+    with mounted(db, bases, theme="fix") as mnt:
+        check_eq(png_size(read(os.path.join(mnt, "icons/fix/48x48/sq-02.png"))), (48, 48),
+                 "the next mount serves")
 
 finish()
