@@ -7,7 +7,6 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -19,8 +18,8 @@
 #include "time-util.h"
 #include "render.h"
 #include "sandbox.h"
+#include "subprocess.h"
 
-extern char **environ;
 
 /* Limits of one worker process. */
 #define WORKER_AS_LIMIT	 (768ULL * 1024 * 1024)
@@ -171,32 +170,17 @@ int render_worker_main(void)
 static int worker_spawn(struct render_pool *p, struct worker *w)
 {
 	char *argv[] = { "iconfs", "render-worker", NULL };
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, deflt;
 	int sv[2], r;
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return log_error_errno(-errno, "cannot create socket: %m");
-	/* The worker starts with no signal blocked (FUSE threads block
-	 * SIGTERM, SIGINT, SIGHUP) and default dispositions. */
-	sigemptyset(&none);
-	sigfillset(&deflt);
-	posix_spawnattr_init(&attr);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &deflt);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
-						POSIX_SPAWN_SETSIGDEF);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, sv[1], WORKER_FD);
-	r = posix_spawn(&w->pid, p->exe, &fa, &attr, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
+	r = spawn_helper(p->exe, argv, (const int[][2]){ { sv[1], WORKER_FD } },
+			 1, &w->pid);
 	(void)close(sv[1]);
-	if (r != 0) {
+	if (r < 0) {
 		(void)close(sv[0]);
 		w->pid = 0;
-		return log_error_errno(-r, "cannot start render worker: %m");
+		return log_error_errno(r, "cannot start render worker: %m");
 	}
 	w->fd = sv[0];
 	return 0;
@@ -219,16 +203,15 @@ int render_pool_new(unsigned workers, unsigned deadline_ms,
 {
 	struct render_pool *p = calloc(1, sizeof(*p));
 	pthread_condattr_t ca;
-	ssize_t n;
+	int r;
 
 	if (!p)
 		return -ENOMEM;
-	n = readlink("/proc/self/exe", p->exe, sizeof(p->exe) - 1);
-	if (n < 0) {
+	r = spawn_self_exe(p->exe, sizeof(p->exe));
+	if (r < 0) {
 		free(p);
-		return log_error_errno(-errno, "cannot find own binary: %m");
+		return log_error_errno(r, "cannot find own binary: %m");
 	}
-	p->exe[n] = '\0';
 	p->n_workers = workers ? workers : 1;
 	p->deadline_ms = deadline_ms ? deadline_ms : RENDER_DEADLINE_MS;
 	p->workers = calloc(p->n_workers, sizeof(*p->workers));

@@ -7,7 +7,6 @@
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdatomic.h>
@@ -19,6 +18,7 @@
 #include "db.h"
 #include "log.h"
 #include "macro.h"
+#include "subprocess.h"
 #include "warm.h"
 
 /* Notes are stored this often, and at the end. */
@@ -114,41 +114,24 @@ static pid_t reader_spawn(const char *mountpoint, int *ret_in, int *ret_out)
 {
 	char *argv[] = { "iconfs", "read-ahead", (char *)mountpoint, NULL };
 	char exe[PATH_MAX];
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t none, deflt;
-	int to[2], from[2];
-	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	pid_t pid;
+	int to[2] = { -1, -1 }, from[2] = { -1, -1 };
+	pid_t pid = -1;
 	int r;
 
-	if (n < 0 || pipe2(to, O_CLOEXEC) < 0)
-		return -1;
-	if (pipe2(from, O_CLOEXEC) < 0) {
-		(void)close(to[0]);
-		(void)close(to[1]);
-		return -1;
-	}
-	exe[n] = '\0';
-	/* no signal blocked (FUSE threads block some), default dispositions */
-	sigemptyset(&none);
-	sigfillset(&deflt);
-	posix_spawnattr_init(&attr);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &deflt);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
-						POSIX_SPAWN_SETSIGDEF);
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, to[0], STDIN_FILENO);
-	posix_spawn_file_actions_adddup2(&fa, from[1], STDOUT_FILENO);
-	r = posix_spawn(&pid, exe, &fa, &attr, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
+	r = spawn_self_exe(exe, sizeof(exe));
+	if (r >= 0 && (pipe2(to, O_CLOEXEC) < 0 || pipe2(from, O_CLOEXEC) < 0))
+		r = -errno;
+	if (r >= 0)
+		r = spawn_helper(exe, argv,
+				 (const int[][2]){ { to[0], STDIN_FILENO },
+						   { from[1], STDOUT_FILENO } },
+				 2, &pid);
 	(void)close(to[0]);
 	(void)close(from[1]);
-	if (r != 0) {
+	if (r < 0) {
 		(void)close(to[1]);
 		(void)close(from[0]);
+		errno = -r;
 		return -1;
 	}
 	*ret_in = to[1];

@@ -1,0 +1,41 @@
+/* Helper processes; see subprocess.h. */
+#include <errno.h>
+#include <signal.h>
+#include <spawn.h>
+#include <unistd.h>
+
+#include "subprocess.h"
+
+int spawn_self_exe(char *buf, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+
+	if (n < 0)
+		return -errno;
+	buf[n] = '\0';
+	return 0;
+}
+
+int spawn_helper(const char *exe, char *const argv[], const int (*fds)[2],
+		 size_t n, pid_t *ret_pid)
+{
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t none, deflt;
+	int r;
+
+	sigemptyset(&none);
+	sigfillset(&deflt);
+	posix_spawnattr_init(&attr);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &deflt);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
+						POSIX_SPAWN_SETSIGDEF);
+	posix_spawn_file_actions_init(&fa);
+	for (size_t i = 0; i < n; i++)
+		posix_spawn_file_actions_adddup2(&fa, fds[i][0], fds[i][1]);
+	r = posix_spawn(ret_pid, exe, &fa, &attr, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	return -r;
+}

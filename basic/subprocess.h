@@ -1,0 +1,15 @@
+/* Starting this same binary again as a helper process (a render worker, the
+ * read ahead): the file it runs, and a spawn that leaves the caller's
+ * blocked signals and handlers behind. Owns nothing. */
+#pragma once
+
+#include <sys/types.h>
+
+/* The path of the running binary (/proc/self/exe) into `buf`; -errno. */
+int spawn_self_exe(char *buf, size_t size);
+
+/* Start `exe` with `argv`, file descriptor fds[i][0] as fds[i][1] in the
+ * child (n pairs), no signal blocked (FUSE threads block some) and every
+ * disposition the default. *ret_pid on success; -errno. */
+int spawn_helper(const char *exe, char *const argv[], const int (*fds)[2],
+		 size_t n, pid_t *ret_pid);
