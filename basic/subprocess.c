@@ -22,7 +22,7 @@ int spawn_helper(const char *exe, char *const argv[], const int (*fds)[2],
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t none, deflt;
-	int r;
+	int keep = STDERR_FILENO, r;
 
 	sigemptyset(&none);
 	sigfillset(&deflt);
@@ -32,8 +32,13 @@ int spawn_helper(const char *exe, char *const argv[], const int (*fds)[2],
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
 						POSIX_SPAWN_SETSIGDEF);
 	posix_spawn_file_actions_init(&fa);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		posix_spawn_file_actions_adddup2(&fa, fds[i][0], fds[i][1]);
+		keep = fds[i][1] > keep ? fds[i][1] : keep;
+	}
+	/* nothing else: not every descriptor of the daemon is close-on-exec
+	 * (libfuse's link to fusermount3 for auto_unmount is not) */
+	posix_spawn_file_actions_addclosefrom_np(&fa, keep + 1);
 	r = posix_spawn(ret_pid, exe, &fa, &attr, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);

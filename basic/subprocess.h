@@ -9,7 +9,8 @@
 int spawn_self_exe(char *buf, size_t size);
 
 /* Start `exe` with `argv`, file descriptor fds[i][0] as fds[i][1] in the
- * child (n pairs), no signal blocked (FUSE threads block some) and every
- * disposition the default. *ret_pid on success; -errno. */
+ * child (n pairs) beside stdin, stdout and stderr and nothing else, no
+ * signal blocked (FUSE threads block some) and every disposition the
+ * default. *ret_pid on success; -errno. */
 int spawn_helper(const char *exe, char *const argv[], const int (*fds)[2],
 		 size_t n, pid_t *ret_pid);
