@@ -1,5 +1,6 @@
 /* Helper processes; see subprocess.h. */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <unistd.h>
@@ -17,7 +18,7 @@ int spawn_self_exe(char *buf, size_t size)
 }
 
 int spawn_helper(const char *exe, char *const argv[], const int (*fds)[2],
-		 size_t n, pid_t *ret_pid)
+		 size_t n, bool idle, pid_t *ret_pid)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -29,8 +30,15 @@ int spawn_helper(const char *exe, char *const argv[], const int (*fds)[2],
 	posix_spawnattr_init(&attr);
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setsigdefault(&attr, &deflt);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK |
-						POSIX_SPAWN_SETSIGDEF);
+	if (idle) {
+		struct sched_param sp = { 0 };
+
+		posix_spawnattr_setschedpolicy(&attr, SCHED_IDLE);
+		posix_spawnattr_setschedparam(&attr, &sp);
+	}
+	posix_spawnattr_setflags(
+		&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
+			       (idle ? POSIX_SPAWN_SETSCHEDULER : 0));
 	posix_spawn_file_actions_init(&fa);
 	for (size_t i = 0; i < n; i++) {
 		posix_spawn_file_actions_adddup2(&fa, fds[i][0], fds[i][1]);

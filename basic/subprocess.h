@@ -3,6 +3,7 @@
  * blocked signals and handlers behind. Owns nothing. */
 #pragma once
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 /* The path of the running binary (/proc/self/exe) into `buf`; -errno. */
@@ -11,6 +12,8 @@ int spawn_self_exe(char *buf, size_t size);
 /* Start `exe` with `argv`, file descriptor fds[i][0] as fds[i][1] in the
  * child (n pairs) beside stdin, stdout and stderr and nothing else, no
  * signal blocked (FUSE threads block some) and every disposition the
- * default. *ret_pid on success; -errno. */
+ * default; with `idle`, at SCHED_IDLE from its first instruction (its
+ * start-up, loading libraries, takes no CPU from anyone). *ret_pid on
+ * success; -errno. */
 int spawn_helper(const char *exe, char *const argv[], const int (*fds)[2],
-		 size_t n, pid_t *ret_pid);
+		 size_t n, bool idle, pid_t *ret_pid);

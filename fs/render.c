@@ -20,7 +20,6 @@
 #include "sandbox.h"
 #include "subprocess.h"
 
-
 /* Limits of one worker process. */
 #define WORKER_AS_LIMIT	 (768ULL * 1024 * 1024)
 #define WORKER_CPU_LIMIT 600 /* seconds over its life; then it is replaced */
@@ -175,7 +174,7 @@ static int worker_spawn(struct render_pool *p, struct worker *w)
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return log_error_errno(-errno, "cannot create socket: %m");
 	r = spawn_helper(p->exe, argv, (const int[][2]){ { sv[1], WORKER_FD } },
-			 1, &w->pid);
+			 1, false, &w->pid);
 	(void)close(sv[1]);
 	if (r < 0) {
 		(void)close(sv[0]);

@@ -94,7 +94,8 @@ int warm_reader_main(const char *mountpoint)
 	_cleanup_close_ int dir = -1;
 	char line[PATH_MAX];
 
-	/* for good: an unprivileged process cannot leave SCHED_IDLE again */
+	/* idle from the spawn already; for good: an unprivileged process
+	 * cannot leave SCHED_IDLE again */
 	set_idle();
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 	dir = open(mountpoint, O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -125,7 +126,7 @@ static pid_t reader_spawn(const char *mountpoint, int *ret_in, int *ret_out)
 		r = spawn_helper(exe, argv,
 				 (const int[][2]){ { to[0], STDIN_FILENO },
 						   { from[1], STDOUT_FILENO } },
-				 2, &pid);
+				 2, true, &pid);
 	(void)close(to[0]);
 	(void)close(from[1]);
 	if (r < 0) {
