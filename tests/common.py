@@ -14,6 +14,13 @@ import zlib
 
 ICONFS = os.environ.get("ICONFS") or os.path.join(
     os.path.dirname(__file__), "..", "build", "cli", "iconfs")
+# an ASan/UBSan build (scripts/test --sanitize): its shadow memory and
+# quarantine of freed blocks are counted in the daemon's RSS
+try:
+    with open(ICONFS, "rb") as _f:
+        SANITIZED = b"__asan_init" in _f.read()
+except OSError:
+    SANITIZED = False
 DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
 SPEC_BASES = ":".join(os.path.join(DATA, "spec", d) for d in ("base1", "base2", "pixmaps"))
 REAL_BASES = "/usr/share/icons:/usr/share/pixmaps"

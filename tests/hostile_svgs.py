@@ -25,11 +25,13 @@ def corpus():
     for i in range(1, 13):
         defs += f'<g id="u{i}">' + f'<use xlink:href="#u{i-1}"/>' * 10 + "</g>"
     c["use-bomb"] = f'<svg {NS} width="16" height="16"><defs>{defs}</defs><use xlink:href="#u12"/></svg>'
+    # more than 9 s of librsvg's time on this machine (600 filters took
+    # 4.4 s, too near the 5-s deadline to fail every time)
     filt = "".join(
         f'<filter id="f{i}" x="-100" y="-100" width="200" height="200" filterUnits="userSpaceOnUse">'
         f'<feMorphology radius="500"/><feGaussianBlur stdDeviation="300"/></filter>'
-        for i in range(600))
-    rects = "".join(f'<g filter="url(#f{i})"><rect width="16" height="16"/></g>' for i in range(600))
+        for i in range(1800))
+    rects = "".join(f'<g filter="url(#f{i})"><rect width="16" height="16"/></g>' for i in range(1800))
     c["heavy-filters"] = f'<svg {NS} width="16" height="16" viewBox="0 0 16 16"><defs>{filt}</defs>{rects}</svg>'
     c["deep-nesting"] = f'<svg {NS} width="16" height="16">' + "<g>" * 200000 + "</g>" * 200000 + "</svg>"
     c["truncated"] = f'<svg {NS} width="16" height="16"><rect width="16" hei'
