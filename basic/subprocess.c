@@ -1,5 +1,7 @@
 /* Helper processes; see subprocess.h. */
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
@@ -51,4 +53,31 @@ int spawn_helper(const char *exe, char *const argv[], const int (*fds)[2],
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	return -r;
+}
+
+int spawn_self_piped(char *const argv[], bool idle, pid_t *ret_pid, int *ret_in,
+		     int *ret_out)
+{
+	char exe[PATH_MAX];
+	int to[2] = { -1, -1 }, from[2] = { -1, -1 };
+	int r;
+
+	r = spawn_self_exe(exe, sizeof(exe));
+	if (r >= 0 && (pipe2(to, O_CLOEXEC) < 0 || pipe2(from, O_CLOEXEC) < 0))
+		r = -errno;
+	if (r >= 0)
+		r = spawn_helper(exe, argv,
+				 (const int[][2]){ { to[0], STDIN_FILENO },
+						   { from[1], STDOUT_FILENO } },
+				 2, idle, ret_pid);
+	(void)close(to[0]);
+	(void)close(from[1]);
+	if (r < 0) {
+		(void)close(to[1]);
+		(void)close(from[0]);
+		return r;
+	}
+	*ret_in = to[1];
+	*ret_out = from[0];
+	return 0;
 }

@@ -17,3 +17,8 @@ int spawn_self_exe(char *buf, size_t size);
  * success; -errno. */
 int spawn_helper(const char *exe, char *const argv[], const int (*fds)[2],
 		 size_t n, bool idle, pid_t *ret_pid);
+
+/* This binary again (spawn_helper), talking on two pipes: *ret_in writes
+ * to its stdin, *ret_out reads its stdout. -errno. */
+int spawn_self_piped(char *const argv[], bool idle, pid_t *ret_pid, int *ret_in,
+		     int *ret_out);

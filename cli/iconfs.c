@@ -18,6 +18,7 @@
 #include "render.h"
 #include "synth.h"
 #include "warm.h"
+#include "watchdog.h"
 #include "index.h"
 
 struct command {
@@ -220,6 +221,11 @@ static int cmd_read_ahead(struct cli_options *o)
 	return warm_reader_main(o->args[0]);
 }
 
+static int cmd_watchdog_ping(struct cli_options *o)
+{
+	return watchdog_ping_main(o->args[0]);
+}
+
 static int cmd_render_worker(struct cli_options *o)
 {
 	(void)o;
@@ -249,6 +255,7 @@ static const struct command commands[] = {
 	  1 },
 	{ "render-worker", "", NULL, cmd_render_worker, 0, 0 },
 	{ "read-ahead", "MOUNTPOINT", NULL, cmd_read_ahead, 1, 1 },
+	{ "watchdog-ping", "MOUNTPOINT", NULL, cmd_watchdog_ping, 1, 1 },
 };
 
 static void usage(FILE *f)

@@ -110,36 +110,6 @@ int warm_reader_main(const char *mountpoint)
 	return 0;
 }
 
-/* The reader process (warm_reader_main), talking on pipes. */
-static pid_t reader_spawn(const char *mountpoint, int *ret_in, int *ret_out)
-{
-	char *argv[] = { "iconfs", "read-ahead", (char *)mountpoint, NULL };
-	char exe[PATH_MAX];
-	int to[2] = { -1, -1 }, from[2] = { -1, -1 };
-	pid_t pid = -1;
-	int r;
-
-	r = spawn_self_exe(exe, sizeof(exe));
-	if (r >= 0 && (pipe2(to, O_CLOEXEC) < 0 || pipe2(from, O_CLOEXEC) < 0))
-		r = -errno;
-	if (r >= 0)
-		r = spawn_helper(exe, argv,
-				 (const int[][2]){ { to[0], STDIN_FILENO },
-						   { from[1], STDOUT_FILENO } },
-				 2, true, &pid);
-	(void)close(to[0]);
-	(void)close(from[1]);
-	if (r < 0) {
-		(void)close(to[1]);
-		(void)close(from[0]);
-		errno = -r;
-		return -1;
-	}
-	*ret_in = to[1];
-	*ret_out = from[0];
-	return pid;
-}
-
 /* One path to the reader, its answer back (0 or -errno); -ECANCELED when
  * warm_stop() came first, -EPIPE when the reader is gone. */
 static int reader_ask(struct warm *w, int in, FILE *out, const char *path)
@@ -188,10 +158,14 @@ static void read_ahead(struct warm *w, sqlite3 *db)
 	}
 	if (paths->len == 0)
 		return;
-	pid = reader_spawn(w->mountpoint, &in, &out_fd);
-	if (pid < 0) {
-		log_warning_errno(-errno, "cannot start the read ahead: %m");
-		return;
+	{
+		char *argv[] = { "iconfs", "read-ahead", w->mountpoint, NULL };
+		int r = spawn_self_piped(argv, true, &pid, &in, &out_fd);
+
+		if (r < 0) {
+			log_warning_errno(r, "cannot start the read ahead: %m");
+			return;
+		}
 	}
 	atomic_store(&w->reader, pid);
 	out = fdopen(out_fd, "r");

@@ -3,17 +3,21 @@
 #include <fcntl.h>
 #include <glib.h>
 #include <poll.h>
+#include <signal.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
 
 #include "log.h"
+#include "subprocess.h"
 #include "watchdog.h"
 
 struct watchdog {
@@ -21,6 +25,8 @@ struct watchdog {
 	unsigned long long period_us; /* half of WatchdogSec */
 	int stop_pipe[2];
 	pthread_t thread;
+	pid_t pinger;	  /* watchdog_ping_main */
+	int ping, answer; /* its stdin and stdout */
 };
 
 int watchdog_notify(const char *state)
@@ -49,22 +55,68 @@ int watchdog_notify(const char *state)
 	return r;
 }
 
+int watchdog_ping_main(const char *mountpoint)
+{
+	char value[256], byte;
+
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+	while (read(STDIN_FILENO, &byte, 1) == 1) {
+		/* Any answer, even an error, shows that the loop answers. */
+		(void)getxattr(mountpoint, "user.iconfs.theme", value,
+			       sizeof(value));
+		if (write(STDOUT_FILENO, &byte, 1) != 1)
+			return 1;
+	}
+	return 0;
+}
+
+/* A pinger stuck on a hung mount cannot be reaped before the mount's
+ * connection goes (with this process): it is killed and left to init. */
+static void pinger_stop(struct watchdog *w)
+{
+	(void)close(w->ping);
+	(void)close(w->answer);
+	(void)kill(w->pinger, SIGKILL);
+	(void)waitpid(w->pinger, NULL, WNOHANG);
+}
+
+/* Wait for the pinger's answer or for watchdog_stop(): true on an answer. */
+static bool answered(struct watchdog *w)
+{
+	struct pollfd pfd[2] = { { .fd = w->answer, .events = POLLIN },
+				 { .fd = w->stop_pipe[0], .events = POLLIN } };
+	char byte;
+
+	while (poll(pfd, 2, -1) < 0)
+		if (errno != EINTR)
+			return false;
+	return !pfd[1].revents && read(w->answer, &byte, 1) == 1;
+}
+
 static void *watchdog_main(void *arg)
 {
 	struct watchdog *w = arg;
-	char value[256];
 
 	for (;;) {
 		struct pollfd pfd = { .fd = w->stop_pipe[0], .events = POLLIN };
 
-		/* Any answer, even an error, shows that the loop answers. */
-		(void)getxattr(w->mountpoint, "user.iconfs.theme", value,
-			       sizeof(value));
+		if (write(w->ping, "p", 1) != 1 || !answered(w))
+			break;
 		(void)watchdog_notify("WATCHDOG=1");
 		if (poll(&pfd, 1, (int)(w->period_us / 1000)) != 0)
 			break;
 	}
 	return NULL;
+}
+
+/* The pinger: a process of its own, so that no thread of the daemon ever
+ * waits on its own mount (a killed daemon whose thread does could never
+ * exit: the kernel waits for the answer uninterruptibly). */
+static int pinger_start(struct watchdog *w)
+{
+	char *argv[] = { "iconfs", "watchdog-ping", w->mountpoint, NULL };
+
+	return spawn_self_piped(argv, false, &w->pinger, &w->ping, &w->answer);
 }
 
 int watchdog_start(const char *mountpoint, struct watchdog **ret)
@@ -91,7 +143,12 @@ int watchdog_start(const char *mountpoint, struct watchdog **ret)
 		g_free(w);
 		return r;
 	}
-	r = -pthread_create(&w->thread, NULL, watchdog_main, w);
+	r = pinger_start(w);
+	if (r >= 0) {
+		r = -pthread_create(&w->thread, NULL, watchdog_main, w);
+		if (r < 0)
+			pinger_stop(w);
+	}
 	if (r < 0) {
 		(void)close(w->stop_pipe[0]);
 		(void)close(w->stop_pipe[1]);
@@ -109,6 +166,7 @@ void watchdog_stop(struct watchdog *w)
 		return;
 	(void)!write(w->stop_pipe[1], "x", 1);
 	(void)pthread_join(w->thread, NULL);
+	pinger_stop(w);
 	(void)close(w->stop_pipe[0]);
 	(void)close(w->stop_pipe[1]);
 	g_free(w->mountpoint);

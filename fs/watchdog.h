@@ -1,11 +1,13 @@
 /* Telling systemd how the mount is doing (sd_notify's protocol, without
  * libsystemd): READY=1 once mounted, and, when the unit has WatchdogSec=,
- * WATCHDOG=1 only while the FUSE loop answers. A thread asks the mount
- * itself for an extended attribute of its root, a request that goes through
- * the kernel to the loop's threads: when they hang, the ping hangs with
- * them, systemd stops hearing from us and restarts the unit (auto_unmount
- * then takes the dead mount away). Without NOTIFY_SOCKET this does
- * nothing. */
+ * WATCHDOG=1 only while the FUSE loop answers. A process of its own (`iconfs
+ * watchdog-ping`) asks the mount for an extended attribute of its root
+ * whenever a thread of ours pokes it, a request that goes through the
+ * kernel to the loop's threads: when they hang, the ping hangs with them,
+ * systemd stops hearing from us and kills and restarts the unit
+ * (auto_unmount then takes the dead mount away). Never a thread of the
+ * daemon: one waiting on its own mount would keep the killed daemon from
+ * exiting. Without NOTIFY_SOCKET this does nothing. */
 #pragma once
 
 struct watchdog;
@@ -13,6 +15,10 @@ struct watchdog;
 /* Sends READY=1 and starts pinging when the unit asks for a watchdog. */
 int watchdog_start(const char *mountpoint, struct watchdog **ret);
 void watchdog_stop(struct watchdog *w);
+
+/* The pinger's process: for each byte on stdin, one getxattr of
+ * `mountpoint`, then the byte back on stdout. Returns the exit status. */
+int watchdog_ping_main(const char *mountpoint);
 
 /* Send one state string to $NOTIFY_SOCKET; 0 when there is none. */
 int watchdog_notify(const char *state);

@@ -275,6 +275,16 @@ try:
             break
     check_eq(msgs[:1], ["READY=1"], "READY=1 first")
     check(msgs.count("WATCHDOG=1") >= 3, "WATCHDOG=1 keeps coming while the loop answers")
+    # what systemd does to a unit whose watchdog went quiet: the daemon
+    # goes however the kill falls (the pings come from a process of
+    # their own, never from a thread waiting on the daemon's own mount)
+    daemon.kill()
+    try:
+        daemon.wait(timeout=10)
+        reaped = True
+    except subprocess.TimeoutExpired:
+        reaped = False
+    check(reaped, "a killed daemon with a watchdog exits")
 finally:
     subprocess.run(["fusermount3", "-uz", mnt], capture_output=True)
     daemon.wait(timeout=20)
