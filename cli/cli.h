@@ -41,6 +41,10 @@ struct cli_options {
 int cli_index(const struct cli_options *o, const char *mountpoint,
 	      unsigned flags, sqlite3 **ret_db, char ***ret_basedirs);
 
+/* An integer option from min to max; -EINVAL with a log line naming
+ * `what` otherwise. */
+int cli_parse_int(const char *s, int min, int max, const char *what, int *ret);
+
 int cli_status(struct cli_options *o);
 /* `iconfs render`: pre-render a theme's names at the given sizes into the
  * blob table, at idle priority; resumable (what is stored is skipped). */

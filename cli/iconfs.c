@@ -94,8 +94,7 @@ static int parse_int(const char *s, int min, int max, int *ret)
 	return 0;
 }
 
-static int parse_option(const char *s, int min, int max, const char *what,
-			int *ret)
+int cli_parse_int(const char *s, int min, int max, const char *what, int *ret)
 {
 	if (parse_int(s, min, max, ret) < 0)
 		return log_error_errno(-EINVAL, "invalid %s '%s' (%d to %d)",
@@ -365,7 +364,7 @@ int main(int argc, char **argv)
 			o.theme = optarg;
 			break;
 		case 's':
-			if (parse_option(optarg, 1, 3, "scale", &o.scale) < 0)
+			if (cli_parse_int(optarg, 1, 3, "scale", &o.scale) < 0)
 				return 2;
 			break;
 		case 'S':
@@ -378,8 +377,8 @@ int main(int argc, char **argv)
 			o.all_themes = true;
 			break;
 		case 'U':
-			if (parse_option(optarg, 1, 1 << 20, "budget (MiB)",
-					 &budget_mib) < 0)
+			if (cli_parse_int(optarg, 1, 1 << 20, "budget (MiB)",
+					  &budget_mib) < 0)
 				return 2;
 			break;
 		case 'H':
@@ -389,8 +388,8 @@ int main(int argc, char **argv)
 			o.no_shared_db = true;
 			break;
 		case 'w':
-			if (parse_option(optarg, 1, 16, "worker count",
-					 &o.workers) < 0)
+			if (cli_parse_int(optarg, 1, 16, "worker count",
+					  &o.workers) < 0)
 				return 2;
 			break;
 		case 'B':

@@ -30,6 +30,7 @@
 #include "log.h"
 #include "lookup.h"
 #include "render.h"
+#include "time-util.h"
 #include "view.h"
 
 /* Sizes rendered by default, each at scales 1 and 2, beside those the
@@ -42,7 +43,15 @@ struct px_size {
 	int size, scale;
 };
 
+/* What --sizes and --scales ask for, read once for every theme. */
+struct size_plan {
+	GArray *want;	/* sizes (int) */
+	GArray *scales; /* (int) */
+	bool declared;	/* and the sizes each theme declares, at scale 1 */
+};
+
 struct prerender {
+	const struct size_plan *plan;
 	const char *db_path;
 	struct content *content;
 	long long budget; /* stop once the table holds this many bytes */
@@ -66,13 +75,10 @@ static int parse_list(const char *s, int min, int max, const char *what,
 	g_autoptr(GArray) out = g_array_new(FALSE, FALSE, sizeof(int));
 
 	for (char **p = parts; *p; p++) {
-		char *end;
-		long v = strtol(g_strstrip(*p), &end, 10);
+		int v;
 
-		if (!**p || *end || v < min || v > max)
-			return log_error_errno(-EINVAL,
-					       "invalid %s '%s' (%d to %d)",
-					       what, *p, min, max);
+		if (cli_parse_int(g_strstrip(*p), min, max, what, &v) < 0)
+			return -EINVAL;
 		g_array_append_val(out, v);
 	}
 	*ret = g_steal_pointer(&out);
@@ -97,43 +103,57 @@ static void add_size(GArray *sizes, int size, int scale)
 	g_array_append_val(sizes, s);
 }
 
-/* The (size, scale) pairs to render for `theme`: --sizes at --scales
- * (default 1), or by default the common sizes at --scales (default 1 and
- * 2) and the theme's declared sizes at 1. Smallest first, scale 1 first:
- * what is used most comes before a budget stops the run. */
-static int theme_sizes(const struct cli_options *o, struct lookup *l,
-		       const char *theme, GArray **ret)
+/* --sizes at --scales (default 1), or by default the common sizes at
+ * --scales (default 1 and 2) and each theme's declared sizes at 1. */
+static int size_plan_parse(const struct cli_options *o, struct size_plan *ret)
+{
+	int r;
+
+	*ret = (struct size_plan){ .declared = !o->sizes };
+	r = parse_list(o->scales  ? o->scales
+		       : o->sizes ? "1"
+				  : "1,2",
+		       1, 3, "scale", &ret->scales);
+	if (r >= 0 && o->sizes)
+		r = parse_list(o->sizes, 1, 1024, "size", &ret->want);
+	else if (r >= 0) {
+		ret->want = g_array_new(FALSE, FALSE, sizeof(int));
+		g_array_append_vals(ret->want, default_sizes,
+				    ELEMENTSOF(default_sizes));
+	}
+	return r;
+}
+
+static void size_plan_clear(struct size_plan *plan)
+{
+	if (plan->want)
+		g_array_unref(plan->want);
+	if (plan->scales)
+		g_array_unref(plan->scales);
+}
+
+/* The (size, scale) pairs to render for `theme`, smallest first, scale 1
+ * first: what is used most comes before a budget stops the run. */
+static void theme_sizes(const struct size_plan *plan, struct lookup *l,
+			const char *theme, GArray **ret)
 {
 	g_autoptr(GArray) sizes =
 		g_array_new(FALSE, FALSE, sizeof(struct px_size));
-	g_autoptr(GArray) want = NULL, scales = NULL, declared = NULL;
-	int r;
+	g_autoptr(GArray) declared = NULL;
+	const GArray *want = plan->want, *scales = plan->scales;
 
-	r = parse_list(o->scales ? o->scales : o->sizes ? "1" : "1,2", 1, 3,
-		       "scale", &scales);
-	if (r < 0)
-		return r;
-	if (o->sizes) {
-		r = parse_list(o->sizes, 1, 1024, "size", &want);
-		if (r < 0)
-			return r;
-	} else {
-		want = g_array_new(FALSE, FALSE, sizeof(int));
-		g_array_append_vals(want, default_sizes,
-				    ELEMENTSOF(default_sizes));
-	}
 	for (guint s = 0; s < scales->len; s++)
 		for (guint i = 0; i < want->len; i++)
 			add_size(sizes, g_array_index(want, int, i),
 				 g_array_index(scales, int, s));
-	if (!o->sizes && lookup_chain_sizes(l, theme, PRERENDER_DECLARED_MAX,
-					    &declared) >= 0) {
+	if (plan->declared &&
+	    lookup_chain_sizes(l, theme, PRERENDER_DECLARED_MAX, &declared) >=
+		    0) {
 		for (guint i = 0; i < declared->len; i++)
 			add_size(sizes, g_array_index(declared, int, i), 1);
 	}
 	g_array_sort(sizes, px_size_cmp);
 	*ret = g_steal_pointer(&sizes);
-	return 0;
 }
 
 static void *prerender_thread(void *arg)
@@ -189,10 +209,9 @@ static int prerender_theme(struct prerender *p, const struct cli_options *o,
 	int n_threads = o->workers, r;
 
 	r = lookup_names(l, theme, &all);
-	if (r >= 0)
-		r = theme_sizes(o, l, theme, &sizes);
 	if (r < 0)
 		return log_error_errno(r, "cannot list theme '%s': %m", theme);
+	theme_sizes(p->plan, l, theme, &sizes);
 	for (guint i = 0; i < all->len; i++)
 		if (!view_is_symbolic(all->pdata[i]))
 			g_ptr_array_add(names, all->pdata[i]);
@@ -217,7 +236,8 @@ static int prerender_theme(struct prerender *p, const struct cli_options *o,
 
 /* Run the renders into the index at `db_path` (brought up to date by
  * cli_index first). */
-static int prerender_into(const struct cli_options *o, const char *db_path)
+static int prerender_into(const struct cli_options *o,
+			  const struct size_plan *plan, const char *db_path)
 {
 	struct cli_options io = *o;
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
@@ -226,7 +246,9 @@ static int prerender_into(const struct cli_options *o, const char *db_path)
 	g_autofree char *theme = NULL;
 	g_autoptr(GPtrArray) themes = NULL;
 	g_auto(GStrv) bases = NULL;
-	struct prerender p = { .db_path = db_path, .budget = o->budget };
+	struct prerender p = { .plan = plan,
+			       .db_path = db_path,
+			       .budget = o->budget };
 	struct content_counters *c;
 	int r;
 
@@ -248,7 +270,8 @@ static int prerender_into(const struct cli_options *o, const char *db_path)
 		return r;
 	p.tty = isatty(STDERR_FILENO);
 	for (guint i = 0; i < themes->len && !atomic_load(&p.full); i++)
-		(void)prerender_theme(&p, o, l, themes->pdata[i]);
+		if (prerender_theme(&p, o, l, themes->pdata[i]) < 0)
+			atomic_fetch_add(&p.failed, 1);
 
 	/* everything rendered is stored before the command ends */
 	if (content_sync(p.content, 60000) < 0)
@@ -277,8 +300,7 @@ static void note_stale(const struct blob_key *k, void *userdata)
 
 	if (stat(k->source, &st) < 0 || (long long)st.st_ino != k->ino ||
 	    (long long)st.st_size != k->size ||
-	    (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec !=
-		    k->mtime_ns)
+	    timespec_ns(st.st_mtim) != k->mtime_ns)
 		g_ptr_array_add(s->sources, g_strdup(k->source));
 }
 
@@ -304,6 +326,19 @@ static int drop_stale(const char *path)
 	return r;
 }
 
+/* Remove the journal files of the SQLite file at `path` (and the file
+ * itself with `main_too`). */
+static void unlink_db(const char *path, bool main_too)
+{
+	static const char *const suffixes[] = { "", "-wal", "-shm" };
+
+	for (size_t i = main_too ? 0 : 1; i < ELEMENTSOF(suffixes); i++) {
+		g_autofree char *p = g_strconcat(path, suffixes[i], NULL);
+
+		(void)unlink(p);
+	}
+}
+
 /* One file that readers open immutable: no WAL beside it, the pages in
  * order, readable by all. */
 static int seal(const char *path)
@@ -318,11 +353,7 @@ static int seal(const char *path)
 	if (r < 0)
 		return r;
 	sqlite3_close_v2(TAKE_PTR(db));
-	for (const char *sfx = "-wal"; sfx;
-	     sfx = streq(sfx, "-wal") ? "-shm" : NULL) {
-		g_autofree char *p = g_strconcat(path, sfx, NULL);
-		(void)unlink(p);
-	}
+	unlink_db(path, false);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || fchmod(fd, 0644) < 0 || fsync(fd) < 0)
 		return -errno;
@@ -355,7 +386,8 @@ static int copy_file(const char *from, const char *to)
 /* `iconfs render --shared-db FILE`: refresh a copy of the layer beside it
  * (FILE.new, under an exclusive lock on FILE.lock), seal it, rename it over
  * FILE. */
-static int prerender_shared(const struct cli_options *o)
+static int prerender_shared(const struct cli_options *o,
+			    const struct size_plan *plan)
 {
 	const char *path = o->shared_db;
 	g_autofree char *dir = g_path_get_dirname(path);
@@ -374,26 +406,21 @@ static int prerender_shared(const struct cli_options *o)
 				       "'%s': another render of the shared "
 				       "layer is running",
 				       path);
-	for (const char *sfx = ""; sfx; sfx = !*sfx		   ? "-wal"
-					      : streq(sfx, "-wal") ? "-shm"
-								   : NULL) {
-		g_autofree char *p = g_strconcat(tmp, sfx, NULL);
-		(void)unlink(p);
-	}
+	unlink_db(tmp, true);
 	r = copy_file(path, tmp);
 	if (r < 0)
 		return log_error_errno(r, "cannot copy '%s': %m", path);
 	r = drop_stale(tmp);
 	if (r >= 0)
-		r = prerender_into(o, tmp);
+		r = prerender_into(o, plan, tmp);
 	if (r < 0 && r != -EIO) {
-		(void)unlink(tmp);
+		unlink_db(tmp, true);
 		return r;
 	}
 	/* failed renders are verdicts in the layer, the rest is good */
 	if (seal(tmp) < 0 || rename(tmp, path) < 0) {
 		r = log_error_errno(-errno, "cannot install '%s': %m", path);
-		(void)unlink(tmp);
+		unlink_db(tmp, true);
 		return r;
 	}
 	dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -405,8 +432,15 @@ static int prerender_shared(const struct cli_options *o)
 
 int cli_prerender(struct cli_options *o)
 {
-	(void)setpriority(PRIO_PROCESS, 0, 19);
-	if (o->shared_db)
-		return prerender_shared(o);
-	return prerender_into(o, o->db);
+	struct size_plan plan;
+	int r;
+
+	r = size_plan_parse(o, &plan);
+	if (r >= 0) {
+		(void)setpriority(PRIO_PROCESS, 0, 19);
+		r = o->shared_db ? prerender_shared(o, &plan)
+				 : prerender_into(o, &plan, o->db);
+	}
+	size_plan_clear(&plan);
+	return r;
 }

@@ -679,7 +679,7 @@ int fs_mount(const struct fs_options *o)
 	if (r >= 0)
 		r = watchdog_start(mnt, &dog);
 	if (r >= 0)
-		(void)warm_start(o->db, mnt, true, &fs.warm);
+		(void)warm_start(o->db, mnt, &fs.warm);
 	if (r < 0) {
 		fuse_session_unmount(se);
 		fuse_remove_signal_handlers(se);

@@ -5,7 +5,6 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +17,7 @@
 #include "db.h"
 #include "log.h"
 #include "macro.h"
+#include "stopper.h"
 #include "subprocess.h"
 #include "warm.h"
 
@@ -34,27 +34,12 @@ struct warm {
 	atomic_int reader; /* the read ahead's process, once it runs */
 	atomic_ullong read_ahead;
 	atomic_bool ahead_done;
-	int stop_pipe[2];
+	struct stopper stop;
 
 	pthread_mutex_t lock;
 	GHashTable *noted; /* path → unix ms of its first note; lock */
 	GPtrArray *gone;   /* remembered paths that no longer exist; lock */
 };
-
-/* Sleep up to `ms`; true once warm_stop() was called. */
-static bool stopped(struct warm *w, int ms)
-{
-	struct pollfd pfd = { .fd = w->stop_pipe[0], .events = POLLIN };
-
-	return poll(&pfd, 1, ms) != 0;
-}
-
-static void set_idle(void)
-{
-	struct sched_param sp = { 0 };
-
-	(void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
-}
 
 /* A path as this module writes them: relative, no empty, "." or ".."
  * component. The table is the user's own, but a damaged row must not
@@ -94,9 +79,7 @@ int warm_reader_main(const char *mountpoint)
 	_cleanup_close_ int dir = -1;
 	char line[PATH_MAX];
 
-	/* idle from the spawn already; for good: an unprivileged process
-	 * cannot leave SCHED_IDLE again */
-	set_idle();
+	/* at SCHED_IDLE from the spawn (read_ahead) */
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 	dir = open(mountpoint, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dir < 0)
@@ -115,7 +98,8 @@ int warm_reader_main(const char *mountpoint)
 static int reader_ask(struct warm *w, int in, FILE *out, const char *path)
 {
 	struct pollfd pfd[2] = { { .fd = fileno(out), .events = POLLIN },
-				 { .fd = w->stop_pipe[0], .events = POLLIN } };
+				 { .fd = stopper_fd(&w->stop),
+				   .events = POLLIN } };
 	g_autofree char *line = g_strconcat(path, "\n", NULL);
 	char answer[32];
 
@@ -193,6 +177,15 @@ static void read_ahead(struct warm *w, sqlite3 *db)
 		  paths->len);
 }
 
+/* Run a statement that returns no row, ready for the next bindings. */
+static int step_reset(sqlite3_stmt *s)
+{
+	int rc = sqlite3_step(s);
+
+	(void)sqlite3_reset(s);
+	return rc == SQLITE_DONE ? 0 : -EIO;
+}
+
 /* Store the notes, forget the files that are gone, and keep the
  * WARM_FILES most recent. Notes that cannot be stored are dropped: the
  * working set is an optimization, never worth a retry loop. */
@@ -200,6 +193,8 @@ static void store_notes(struct warm *w, sqlite3 *db)
 {
 	g_autoptr(GHashTable) notes = NULL;
 	g_autoptr(GPtrArray) gone = NULL;
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *put = NULL, *drop = NULL,
+						  *trim = NULL;
 	GHashTableIter it;
 	gpointer path, used;
 	int r;
@@ -217,36 +212,33 @@ static void store_notes(struct warm *w, sqlite3 *db)
 		return;
 
 	r = db_exec(db, "BEGIN IMMEDIATE");
+	if (r >= 0)
+		r = db_prepare(db,
+			       "INSERT INTO warm (path, used) VALUES (?1, ?2) "
+			       "ON CONFLICT (path) DO UPDATE SET used = "
+			       "excluded.used",
+			       &put);
+	if (r >= 0)
+		r = db_prepare(db, "DELETE FROM warm WHERE path = ?1", &drop);
+	if (r >= 0)
+		r = db_prepare(
+			db,
+			"DELETE FROM warm WHERE path NOT IN (SELECT path "
+			"FROM warm ORDER BY used DESC LIMIT ?1)",
+			&trim);
 	g_hash_table_iter_init(&it, notes);
 	while (r >= 0 && g_hash_table_iter_next(&it, &path, &used)) {
-		_cleanup_(sqlite3_finalizep) sqlite3_stmt *s = NULL;
-
-		r = db_query(db, &s,
-			     "INSERT INTO warm (path, used) VALUES (?1, ?2) "
-			     "ON CONFLICT (path) DO UPDATE SET used = "
-			     "excluded.used",
-			     "tI", (const char *)path,
-			     (long long)(intptr_t)used);
-		if (r >= 0 && sqlite3_step(s) != SQLITE_DONE)
-			r = -EIO;
+		sqlite3_bind_text(put, 1, path, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(put, 2, (long long)(intptr_t)used);
+		r = step_reset(put);
 	}
 	for (unsigned i = 0; r >= 0 && i < gone->len; i++) {
-		_cleanup_(sqlite3_finalizep) sqlite3_stmt *s = NULL;
-
-		r = db_query(db, &s, "DELETE FROM warm WHERE path = ?1", "t",
-			     (const char *)gone->pdata[i]);
-		if (r >= 0 && sqlite3_step(s) != SQLITE_DONE)
-			r = -EIO;
+		sqlite3_bind_text(drop, 1, gone->pdata[i], -1, SQLITE_STATIC);
+		r = step_reset(drop);
 	}
 	if (r >= 0) {
-		_cleanup_(sqlite3_finalizep) sqlite3_stmt *s = NULL;
-
-		r = db_query(db, &s,
-			     "DELETE FROM warm WHERE path NOT IN (SELECT path "
-			     "FROM warm ORDER BY used DESC LIMIT ?1)",
-			     "i", WARM_FILES);
-		if (r >= 0 && sqlite3_step(s) != SQLITE_DONE)
-			r = -EIO;
+		sqlite3_bind_int(trim, 1, WARM_FILES);
+		r = step_reset(trim);
 	}
 	if (r >= 0)
 		r = db_exec(db, "COMMIT");
@@ -279,14 +271,24 @@ static void *warm_main(void *arg)
 		log_warning_errno(r, "working set: cannot open the index: %m");
 		return NULL;
 	}
-	while (!stopped(w, WARM_STORE_MS))
+	while (!stopper_wait(&w->stop, WARM_STORE_MS))
 		store_notes(w, db);
 	store_notes(w, db);
 	return NULL;
 }
 
-int warm_start(const char *db_path, const char *mountpoint, bool ahead,
-	       struct warm **ret)
+static void warm_free(struct warm *w)
+{
+	stopper_close(&w->stop);
+	g_hash_table_destroy(w->noted);
+	g_ptr_array_free(w->gone, TRUE);
+	pthread_mutex_destroy(&w->lock);
+	g_free(w->db_path);
+	g_free(w->mountpoint);
+	g_free(w);
+}
+
+int warm_start(const char *db_path, const char *mountpoint, struct warm **ret)
 {
 	struct warm *w = g_new0(struct warm, 1);
 	int r;
@@ -297,24 +299,15 @@ int warm_start(const char *db_path, const char *mountpoint, bool ahead,
 	pthread_mutex_init(&w->lock, NULL);
 	w->noted = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	w->gone = g_ptr_array_new_with_free_func(g_free);
-	if (pipe2(w->stop_pipe, O_CLOEXEC) < 0) {
-		w->stop_pipe[0] = w->stop_pipe[1] = -1;
-		r = -errno;
-	} else
+	r = stopper_init(&w->stop);
+	if (r >= 0)
 		r = -pthread_create(&w->thread, NULL, warm_main, w);
 	if (r < 0) {
-		log_warning_errno(r, "cannot start the working set: %m");
-		(void)close(w->stop_pipe[0]);
-		(void)close(w->stop_pipe[1]);
-		g_hash_table_destroy(w->noted);
-		g_ptr_array_free(w->gone, TRUE);
-		g_free(w->db_path);
-		g_free(w->mountpoint);
-		g_free(w);
-		return r;
+		warm_free(w);
+		return log_warning_errno(r, "cannot start the working set: %m");
 	}
-	w->ahead_started = ahead && pthread_create(&w->ahead_thread, NULL,
-						   ahead_main, w) == 0;
+	w->ahead_started =
+		pthread_create(&w->ahead_thread, NULL, ahead_main, w) == 0;
 	if (!w->ahead_started)
 		atomic_store(&w->ahead_done, true);
 	*ret = w;
@@ -325,18 +318,11 @@ void warm_stop(struct warm *w)
 {
 	if (!w)
 		return;
-	(void)!write(w->stop_pipe[1], "x", 1);
+	stopper_fire(&w->stop);
 	(void)pthread_join(w->thread, NULL);
 	if (w->ahead_started)
 		(void)pthread_join(w->ahead_thread, NULL);
-	(void)close(w->stop_pipe[0]);
-	(void)close(w->stop_pipe[1]);
-	g_hash_table_destroy(w->noted);
-	g_ptr_array_free(w->gone, TRUE);
-	pthread_mutex_destroy(&w->lock);
-	g_free(w->db_path);
-	g_free(w->mountpoint);
-	g_free(w);
+	warm_free(w);
 }
 
 bool warm_is_ahead(struct warm *w, pid_t tid)

@@ -21,10 +21,8 @@
 struct warm;
 
 /* Start the threads: read ahead through `mountpoint` what the index at
- * `db_path` remembers, and store notes until warm_stop(). With `ahead`
- * false it only learns. */
-int warm_start(const char *db_path, const char *mountpoint, bool ahead,
-	       struct warm **ret);
+ * `db_path` remembers, and store notes until warm_stop(). */
+int warm_start(const char *db_path, const char *mountpoint, struct warm **ret);
 
 /* Store what was noted and end the threads. Call once nothing can wait on
  * the mount any more (the FUSE session is gone): a read ahead may be

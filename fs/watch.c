@@ -14,6 +14,7 @@
 #include "content.h"
 #include "db.h"
 #include "log.h"
+#include "stopper.h"
 #include "time-util.h"
 #include "index.h"
 #include "watch.h"
@@ -46,7 +47,7 @@ struct watch {
 	sqlite3 *db;
 	int ifd;      /* inotify, -1 when unavailable */
 	bool polling; /* watches ran out: stamp checks every second */
-	int stop_pipe[2];
+	struct stopper stop;
 	pthread_t thread;
 	GHashTable *touched; /* icon names seen in events since the refresh */
 	bool synth_due;	     /* synthesized files to store when quiet */
@@ -261,7 +262,7 @@ static void *watch_main(void *arg)
 	watch_store_synth(w);
 	for (;;) {
 		struct pollfd pfd[2] = {
-			{ .fd = w->stop_pipe[0], .events = POLLIN },
+			{ .fd = stopper_fd(&w->stop), .events = POLLIN },
 			{ .fd = w->ifd, .events = POLLIN },
 		};
 		long long now = now_ms(), timeout;
@@ -325,7 +326,7 @@ int watch_start(struct fuse_session *se, struct tree *tree, const char *db_path,
 	w->basedirs = g_strdupv((char **)basedirs);
 	w->touched =
 		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	w->stop_pipe[0] = w->stop_pipe[1] = -1;
+	w->stop = (struct stopper){ { -1, -1 } };
 	r = db_connect(db_path, 0, WATCH_BUSY_MS, &w->db);
 	if (r < 0)
 		goto fail;
@@ -333,10 +334,9 @@ int watch_start(struct fuse_session *se, struct tree *tree, const char *db_path,
 	if (w->ifd < 0)
 		log_warning_errno(-errno, "no inotify (%m), checking stamps "
 					  "every second");
-	if (pipe2(w->stop_pipe, O_CLOEXEC) < 0) {
-		r = -errno;
+	r = stopper_init(&w->stop);
+	if (r < 0)
 		goto fail;
-	}
 	r = -pthread_create(&w->thread, NULL, watch_main, w);
 	if (r < 0)
 		goto fail;
@@ -352,15 +352,12 @@ void watch_stop(struct watch *w)
 	if (!w)
 		return;
 	if (w->thread) {
-		(void)!write(w->stop_pipe[1], "x", 1);
+		stopper_fire(&w->stop);
 		(void)pthread_join(w->thread, NULL);
 	}
 	if (w->ifd >= 0)
 		(void)close(w->ifd);
-	if (w->stop_pipe[0] >= 0) {
-		(void)close(w->stop_pipe[0]);
-		(void)close(w->stop_pipe[1]);
-	}
+	stopper_close(&w->stop);
 	(void)sqlite3_close_v2(w->db);
 	g_hash_table_destroy(w->touched);
 	g_strfreev(w->basedirs);

@@ -17,13 +17,14 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "stopper.h"
 #include "subprocess.h"
 #include "watchdog.h"
 
 struct watchdog {
 	char *mountpoint;
 	unsigned long long period_us; /* half of WatchdogSec */
-	int stop_pipe[2];
+	struct stopper stop;
 	pthread_t thread;
 	pid_t pinger;	  /* watchdog_ping_main */
 	int ping, answer; /* its stdin and stdout */
@@ -84,7 +85,8 @@ static void pinger_stop(struct watchdog *w)
 static bool answered(struct watchdog *w)
 {
 	struct pollfd pfd[2] = { { .fd = w->answer, .events = POLLIN },
-				 { .fd = w->stop_pipe[0], .events = POLLIN } };
+				 { .fd = stopper_fd(&w->stop),
+				   .events = POLLIN } };
 	char byte;
 
 	while (poll(pfd, 2, -1) < 0)
@@ -98,12 +100,10 @@ static void *watchdog_main(void *arg)
 	struct watchdog *w = arg;
 
 	for (;;) {
-		struct pollfd pfd = { .fd = w->stop_pipe[0], .events = POLLIN };
-
 		if (write(w->ping, "p", 1) != 1 || !answered(w))
 			break;
 		(void)watchdog_notify("WATCHDOG=1");
-		if (poll(&pfd, 1, (int)(w->period_us / 1000)) != 0)
+		if (stopper_wait(&w->stop, (int)(w->period_us / 1000)))
 			break;
 	}
 	return NULL;
@@ -137,21 +137,16 @@ int watchdog_start(const char *mountpoint, struct watchdog **ret)
 	w->period_us = strtoull(usec, NULL, 10) / 2;
 	if (w->period_us < 1000)
 		w->period_us = 1000;
-	if (pipe2(w->stop_pipe, O_CLOEXEC) < 0) {
-		r = log_error_errno(-errno, "cannot start the watchdog: %m");
-		g_free(w->mountpoint);
-		g_free(w);
-		return r;
-	}
-	r = pinger_start(w);
+	r = stopper_init(&w->stop);
+	if (r >= 0)
+		r = pinger_start(w);
 	if (r >= 0) {
 		r = -pthread_create(&w->thread, NULL, watchdog_main, w);
 		if (r < 0)
 			pinger_stop(w);
 	}
 	if (r < 0) {
-		(void)close(w->stop_pipe[0]);
-		(void)close(w->stop_pipe[1]);
+		stopper_close(&w->stop);
 		g_free(w->mountpoint);
 		g_free(w);
 		return log_error_errno(r, "cannot start the watchdog: %m");
@@ -164,11 +159,10 @@ void watchdog_stop(struct watchdog *w)
 {
 	if (!w)
 		return;
-	(void)!write(w->stop_pipe[1], "x", 1);
+	stopper_fire(&w->stop);
 	(void)pthread_join(w->thread, NULL);
 	pinger_stop(w);
-	(void)close(w->stop_pipe[0]);
-	(void)close(w->stop_pipe[1]);
+	stopper_close(&w->stop);
 	g_free(w->mountpoint);
 	g_free(w);
 }
