@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "content.h"
+#include "daemon.h"
 #include "db.h"
 #include "desktop.h"
 #include "file.h"
@@ -364,7 +365,7 @@ static char *counters_text(struct fs *fs)
 	tree_held(fs->tree, &nodes, &negatives, &bytes);
 	return g_strdup_printf(
 		"lookups %llu\nnegative %llu\ngetattrs %llu\nopens %llu\n"
-		"reads %llu\nreaddirs %llu\nrenders %llu\n"
+		"reads %llu\nreaddirs %llu\ngetxattrs %llu\nrenders %llu\n"
 		"render_failures %llu\nblob_hits %llu\nshared_hits %llu\n"
 		"native %llu\n"
 		"cache_errors %llu\nworker_restarts %llu\nnodes %u\n"
@@ -373,6 +374,7 @@ static char *counters_text(struct fs *fs)
 		(unsigned long long)t->lookups, (unsigned long long)t->negative,
 		(unsigned long long)t->getattrs, (unsigned long long)t->opens,
 		(unsigned long long)t->reads, (unsigned long long)t->readdirs,
+		(unsigned long long)t->getxattrs,
 		(unsigned long long)c->renders,
 		(unsigned long long)c->render_failures,
 		(unsigned long long)c->blob_hits,
@@ -581,7 +583,12 @@ int fs_umount(const char *mountpoint)
 static int mountpoint_prepare(const char *mnt)
 {
 	struct stat st;
+	char theme[256];
 
+	/* a second daemon would stack on the first and hide it */
+	if (getxattr(mnt, FS_XATTR_THEME, theme, sizeof(theme)) >= 0)
+		return log_error_errno(-EBUSY,
+				       "'%s' is already an iconfs mount", mnt);
 	if (stat(mnt, &st) < 0 && errno == ENOTCONN) {
 		log_info("cleaning up stale mount '%s'", mnt);
 		if (run_fusermount("-uz", mnt) < 0)
@@ -628,6 +635,7 @@ int fs_mount(const struct fs_options *o)
 	struct watchdog *dog = NULL;
 	struct desktop_watch *desktop = NULL;
 	struct fs fs = { .db_path = o->db };
+	_cleanup_close_ int ready_fd = -1;
 	int r;
 
 	/* A session-long daemon whose requests hop between threads: one
@@ -638,6 +646,13 @@ int fs_mount(const struct fs_options *o)
 	r = mountpoint_prepare(mnt);
 	if (r < 0)
 		return r;
+	/* Into the background before the first thread or worker exists:
+	 * the command returns when the mount serves (or with its error). */
+	if (!o->foreground) {
+		r = daemon_begin(&ready_fd);
+		if (r < 0)
+			return log_error_errno(r, "cannot fork: %m");
+	}
 	r = content_new(o->db, o->shared_db, o->basedirs, o->workers,
 			RENDER_DEADLINE_MS, FS_BLOB_BUDGET, &fs.content);
 	if (r < 0)
@@ -670,9 +685,7 @@ int fs_mount(const struct fs_options *o)
 		goto out;
 	}
 	log_info("serving theme '%s' on '%s'", o->theme, mnt);
-	(void)fuse_daemonize(o->foreground);
 
-	/* After daemonizing: the threads must live in the serving process. */
 	r = watch_start(se, fs.tree, o->db, o->basedirs, &watch);
 	if (r >= 0 && !o->theme_pinned)
 		r = desktop_watch_start(fs_theme_changed, &fs, &desktop);
@@ -686,6 +699,7 @@ int fs_mount(const struct fs_options *o)
 		goto out;
 	}
 
+	daemon_ready(&ready_fd, 0);
 	cfg = fuse_loop_cfg_create();
 	fuse_loop_cfg_set_max_threads(cfg, 8);
 	fuse_loop_cfg_set_idle_threads(cfg, 4);

@@ -557,6 +557,13 @@ int tree_getxattr(struct tree *t, uint64_t ino, const char *name,
 	struct node *n;
 	char *v = NULL;
 
+	atomic_fetch_add(&t->counters.getxattrs, 1);
+	/* Only "user." attributes exist here. ENOTSUP, not ENODATA, for the
+	 * other namespaces: ls -l, file managers and backup tools then stop
+	 * asking for a file's SELinux label and ACL after the first file of
+	 * the mount (two round trips per file otherwise). */
+	if (!g_str_has_prefix(name, "user."))
+		return -ENOTSUP;
 	if (ino == TREE_ROOT_INO && streq(name, XATTR_THEME)) {
 		v = tree_default_theme(t);
 	} else if (ino == TREE_ROOT_INO && streq(name, XATTR_THEME_SOURCE)) {

@@ -62,6 +62,7 @@ struct tree_ctx {
 
 struct tree_counters {
 	atomic_ullong lookups, negative, getattrs, opens, reads, readdirs;
+	atomic_ullong getxattrs;
 	atomic_ullong invalidations; /* sent to the kernel */
 };
 
@@ -109,7 +110,8 @@ void tree_number(struct tree *t, const struct tree_node *dir, GPtrArray *names,
 
 /* Extended attributes: user.iconfs.source on files, user.iconfs.theme (the
  * theme of MNT/<N>/) and user.iconfs.theme-source on the root. Returns the
- * value (g_free) or -ENODATA. The root's user.iconfs.counters is the caller's
+ * value (g_free), -ENODATA, or -ENOTSUP outside the "user." namespace. The
+ * root's user.iconfs.counters is the caller's
  * (fs.c). */
 int tree_getxattr(struct tree *t, uint64_t ino, const char *name,
 		  char **ret_value);

@@ -4,9 +4,12 @@ icons (PNGs of the exact size, so nothing is rendered) listed with their
 attributes twice through a real mount. The node table holds them all: the
 second listing sends no LOOKUP to the daemon (its counters), even after the
 table's periodic bound check; sizes equal the bytes served; d_ino equals
-st_ino. A listed view of SVGs is rendered ahead of the stats that follow,
+st_ino; `ls -l` asks the first file only for its SELinux label and
+ACL (only "user." attributes exist). A listed view of SVGs is rendered ahead of the stats that follow,
 each icon exactly once."""
+import errno
 import os
+import subprocess
 import tempfile
 import time
 
@@ -63,6 +66,30 @@ with tempfile.TemporaryDirectory() as tmp:
         wrong = [n for n, size in sizes if len(open(os.path.join(view, n), "rb").read()) != size]
         check_eq(wrong, [], f"st_size equals the bytes served ({len(sizes)} sampled)")
         check_eq(counters(mnt)["renders"], 0, "PNGs of the exact size render nothing")
+
+        # ls -l itself asks every file for its SELinux label and ACL; only
+        # "user." attributes exist here, so it stops after the first file
+        one = os.path.join(view, "icon-00042.png")
+        for attr in ("security.selinux", "system.posix_acl_access", "trusted.x"):
+            try:
+                os.getxattr(one, attr)
+                check(False, f"{attr} has no value")
+            except OSError as e:
+                check_eq(e.errno, errno.EOPNOTSUPP, f"{attr}: not supported here")
+        check_eq(os.getxattr(one, "user.iconfs.source").decode(),
+                 os.path.join(d16, "icon-00042.png"), "user.iconfs.source still answered")
+        x0 = counters(mnt)
+        for _ in range(2):
+            out = subprocess.run(["ls", "-l", view], capture_output=True, text=True)
+            check_eq((out.returncode, out.stderr, len(out.stdout.splitlines())), (0, "", N + 1),
+                     "ls -l lists every icon, without an error")
+        x1 = counters(mnt)
+        print(f"two ls -l of {N} entries: {x1['getxattrs'] - x0['getxattrs']} getxattr, "
+              f"{x1['lookups'] - x0['lookups']} lookups, {x1['getattrs'] - x0['getattrs']} getattrs")
+        check(x1["getxattrs"] - x0["getxattrs"] <= 4,
+              f"ls -l stops asking for labels and ACLs after the first file "
+              f"({x1['getxattrs'] - x0['getxattrs']} getxattr for two listings)")
+        check_eq(x1["lookups"] - x0["lookups"], 0, "ls -l of a listed view sends no LOOKUP")
 
     # 200 SVGs: listing the 24x24 view starts their renders on every
     # worker; the stats that follow wait for them, nothing renders twice
