@@ -503,11 +503,8 @@ static void fs_init(void *userdata, struct fuse_conn_info *conn)
 {
 	struct fs *fs = userdata;
 
-	/* The kernel answers POSIX ACL queries (every `ls -l` asks for
-	 * system.posix_acl_access) from its own cache once it has asked us:
-	 * none is there to find. */
-	if (conn->capable & FUSE_CAP_POSIX_ACL)
-		conn->want |= FUSE_CAP_POSIX_ACL;
+	/* No POSIX ACLs (FUSE_CAP_POSIX_ACL stays off): permissions are the
+	 * mode bits, and a query for one is ENOTSUP (tree_getxattr). */
 	if (conn->capable & FUSE_CAP_NO_OPEN_SUPPORT) {
 		conn->want |= FUSE_CAP_NO_OPEN_SUPPORT;
 		fs->no_open = true;

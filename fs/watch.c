@@ -3,6 +3,7 @@
 #include <glib.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/inotify.h>
@@ -249,17 +250,50 @@ static void watch_refresh(struct watch *w)
 	w->synth_due = true;
 }
 
-static void *watch_main(void *arg)
+static void *settle_main(void *arg)
 {
 	struct watch *w = arg;
-	long long first = -1, last = 0, next_check = now_ms() + WATCH_SAFETY_MS;
-	long long next_evict = now_ms() + WATCH_EVICT_MS;
 
 	/* Arm first, then catch what changed since the mount's own refresh,
 	 * then prepare what the first toolkit will read. */
 	watch_arm(w);
 	watch_refresh(w);
 	watch_store_synth(w);
+	return NULL;
+}
+
+/* The start-up work, about 75 ms of CPU on this machine (mostly the kernel
+ * visiting every child of a directory it adds a watch on), runs at idle
+ * priority while the watch thread waits for it: it lands just as the
+ * login's programs start, and they come first. The watch thread cannot
+ * lower its own priority and raise it again (RLIMIT_NICE), hence a thread
+ * of its own; it borrows the watch thread's state and connection, which
+ * nothing else touches meanwhile. Events that arrive meanwhile wait in the
+ * inotify queue. */
+static void watch_settle(struct watch *w)
+{
+	struct sched_param sp = { 0 };
+	pthread_attr_t attr;
+	pthread_t t;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+	pthread_attr_setschedpolicy(&attr, SCHED_IDLE);
+	pthread_attr_setschedparam(&attr, &sp);
+	if (pthread_create(&t, &attr, settle_main, w) == 0)
+		(void)pthread_join(t, NULL);
+	else
+		(void)settle_main(w);
+	pthread_attr_destroy(&attr);
+}
+
+static void *watch_main(void *arg)
+{
+	struct watch *w = arg;
+	long long first = -1, last = 0, next_check = now_ms() + WATCH_SAFETY_MS;
+	long long next_evict = now_ms() + WATCH_EVICT_MS;
+
+	watch_settle(w);
 	for (;;) {
 		struct pollfd pfd[2] = {
 			{ .fd = stopper_fd(&w->stop), .events = POLLIN },
