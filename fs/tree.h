@@ -110,9 +110,8 @@ void tree_number(struct tree *t, const struct tree_node *dir, GPtrArray *names,
 
 /* Extended attributes: user.iconfs.source on files, user.iconfs.theme (the
  * theme of MNT/<N>/) and user.iconfs.theme-source on the root. Returns the
- * value (g_free), -ENODATA, or -ENOTSUP outside the "user." namespace. The
- * root's user.iconfs.counters is the caller's
- * (fs.c). */
+ * value (g_free), -ENODATA, or -ENOTSUP outside the "user." namespace.
+ * The root's user.iconfs.counters is the caller's (fs.c). */
 int tree_getxattr(struct tree *t, uint64_t ino, const char *name,
 		  char **ret_value);
 /* NUL-separated names of the node's attributes, as listxattr(2) returns. */
