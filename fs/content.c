@@ -25,6 +25,9 @@
 /* A reader waiting for another thread's render of the same icon gives up
  * this long after the render's own deadline. */
 #define INFLIGHT_SLACK_MS 1000
+/* Looks at the stored renders before rendering, while others keep finishing
+ * (content_render). */
+#define CONTENT_LOOKS 4
 
 /* A stored render's last use is noted at most this often (seconds). */
 #define CONTENT_USED_GRANULARITY 3600
@@ -49,8 +52,9 @@ struct content {
 	struct content_counters counters;
 
 	pthread_mutex_t lock;
-	GHashTable *inflight; /* "px:realpath" → struct inflight; lock */
-	GHashTable *retry;    /* "px:realpath" → struct retry; lock */
+	GHashTable *inflight;	/* "px:realpath" → struct inflight; lock */
+	GHashTable *retry;	/* "px:realpath" → struct retry; lock */
+	atomic_ullong finished; /* renders done (inflight_done) */
 };
 
 int content_new(const char *db_path, const char *shared, char *const *basedirs,
@@ -297,6 +301,7 @@ static void inflight_done(struct content *c, const char *key,
 {
 	pthread_mutex_lock(&c->lock);
 	g_hash_table_remove(c->inflight, key);
+	atomic_fetch_add(&c->finished, 1);
 	inf->done = 1;
 	pthread_cond_broadcast(&inf->done_cond);
 	if (inf->waiters == 0) {
@@ -362,7 +367,9 @@ static int content_render(struct content *c, struct blob_reader *b, int fd,
 	struct inflight *inf;
 	int r;
 
-	for (;;) {
+	for (int looks = 1;; looks++) {
+		unsigned long long finished = atomic_load(&c->finished);
+
 		r = content_stored(c, b, k, ret_data, ret_len);
 		if (r != -ENOENT) {
 			if (r == 0)
@@ -376,6 +383,14 @@ static int content_render(struct content *c, struct blob_reader *b, int fd,
 			return r;
 		pthread_mutex_lock(&c->lock);
 		inf = g_hash_table_lookup(c->inflight, key);
+		/* A render that finished between the look above and the lock
+		 * may be this one, queued for the writer by now: look again
+		 * rather than render it twice. */
+		if (!inf && atomic_load(&c->finished) != finished &&
+		    looks < CONTENT_LOOKS) {
+			pthread_mutex_unlock(&c->lock);
+			continue;
+		}
 		if (!inf)
 			break;
 		if (!inflight_wait(c, inf)) {
