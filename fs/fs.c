@@ -21,6 +21,7 @@
 #include "prefetch.h"
 #include "log.h"
 #include "synth.h"
+#include "time-util.h"
 #include "tree.h"
 #include "warm.h"
 #include "watch.h"
@@ -31,6 +32,8 @@
 /* Longest a request waits for an SQLite lock (readers of a WAL index
  * normally never wait). */
 #define FS_READ_BUSY_MS 1000
+/* How long one READDIRPLUS reply may wait for renders (dirplus_entry). */
+#define FS_DIRPLUS_BUDGET_MS 1000
 /* `iconfs umount` of a busy mount: tries, 100 ms apart. */
 #define FS_UMOUNT_TRIES 20
 
@@ -89,6 +92,7 @@ static struct tree_ctx *fs_ctx(struct fs *fs)
 		return NULL;
 	}
 	x->generation = synth_generation(fs->synth);
+	x->ahead = fs->prefetch;
 	(void)pthread_setspecific(fs->ctx_key, x);
 	return x;
 }
@@ -191,17 +195,43 @@ static void fs_opendir(fuse_req_t req, fuse_ino_t ino,
 		g_free(d);
 }
 
+/* One entry of a READDIRPLUS reply with its attributes, as a LOOKUP would
+ * give them (the kernel counts it as one): `ls -l`, file managers and
+ * backup tools then stat no entry again, one request per chunk of the
+ * listing instead of a LOOKUP per entry. An icon not rendered yet is
+ * waited for (the listing's prefetch renders the view on every worker, in
+ * this order) until the chunk's budget is spent; after that only stored
+ * ones get attributes. Without them (ino 0, and always for "." and "..")
+ * the kernel looks the entry up when asked. */
+static void dirplus_entry(struct fs *fs, struct tree_ctx *x, uint64_t dir,
+			  const char *name, long long budget_end,
+			  struct fuse_entry_param *e)
+{
+	struct stat st;
+	double negative_timeout;
+	uint64_t ino;
+
+	if (!x || streq(name, ".") || streq(name, ".."))
+		return;
+	if (now_ms() >= budget_end)
+		x->stored_only = true;
+	if (tree_lookup(fs->tree, x, dir, name, &ino, &st, &negative_timeout) ==
+	    0)
+		fill_entry(e, ino, &st);
+}
+
 static void fs_readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size,
 			      off_t off, struct fuse_file_info *fi, bool plus)
 {
 	struct fs *fs = fs_of(req);
+	struct tree_ctx *x = fs_req_ctx(fs, req);
 	struct fs_dir *d = (struct fs_dir *)(uintptr_t)fi->fh;
+	long long budget_end = now_ms() + FS_DIRPLUS_BUDGET_MS;
 	struct listing *ls;
 	g_autofree char *buf = NULL;
 	size_t used = 0;
 
 	if (!d->ls) {
-		struct tree_ctx *x = fs_req_ctx(fs, req);
 		int r = x ? listing_build(fs->tree, x, fs->prefetch, ino,
 					  &d->ls)
 			  : -EIO;
@@ -220,12 +250,15 @@ static void fs_readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size,
 		size_t n;
 
 		if (plus) {
-			/* ino 0: no attributes offered, the kernel looks the
-			 * entry up when it needs them (a rendered file's
-			 * size costs a render). */
 			struct fuse_entry_param e = { 0 };
+
+			/* what does not fit is not looked up (nor counted) */
+			if (fuse_add_direntry_plus(req, NULL, 0, name, NULL,
+						   0) > size - used)
+				break;
 			e.attr.st_ino = (ino_t)child;
 			e.attr.st_mode = type == DT_DIR ? S_IFDIR : S_IFREG;
+			dirplus_entry(fs, x, ino, name, budget_end, &e);
 			n = fuse_add_direntry_plus(req, buf + used, size - used,
 						   name, &e, i + 1);
 		} else {

@@ -13,6 +13,9 @@
 #define PREFETCH_JOBS_MAX 4
 /* Views remembered as prefetched (per index generation). */
 #define PREFETCH_SEEN_MAX 1024
+/* Resolved icons kept for their LOOKUP at most (a view listed without
+ * stats leaves its own behind until the index changes). */
+#define PREFETCH_RESOLVED_MAX 32768
 
 struct job {
 	char *theme;
@@ -35,7 +38,68 @@ struct prefetch {
 	GQueue jobs;	  /* struct job; lock */
 	GHashTable *seen; /* "gen/theme/size/scale"; lock */
 	bool stop;	  /* lock */
+
+	/* "theme/size/scale/name" → struct icon_content, all of one index
+	 * generation; resolved_lock */
+	pthread_mutex_t resolved_lock;
+	GHashTable *resolved;
+	uint64_t resolved_generation;
 };
+
+static char *resolved_key(const char *theme, int size, int scale,
+			  const char *name)
+{
+	return g_strdup_printf("%s/%d/%d/%s", theme, size, scale, name);
+}
+
+static void resolved_free(void *p)
+{
+	icon_content_clear(p);
+	g_free(p);
+}
+
+/* Keep what the job resolved for `name` (taken from *ic) for its LOOKUP. */
+static void resolved_put(struct prefetch *p, const struct job *j,
+			 const char *name, struct icon_content *ic)
+{
+	struct icon_content *kept;
+
+	pthread_mutex_lock(&p->resolved_lock);
+	if (p->resolved_generation != j->generation) {
+		g_hash_table_remove_all(p->resolved);
+		p->resolved_generation = j->generation;
+	}
+	if (g_hash_table_size(p->resolved) < PREFETCH_RESOLVED_MAX) {
+		kept = g_new(struct icon_content, 1);
+		*kept = *ic;
+		*ic = (struct icon_content){ 0 };
+		g_hash_table_replace(
+			p->resolved,
+			resolved_key(j->theme, j->size, j->scale, name), kept);
+	}
+	pthread_mutex_unlock(&p->resolved_lock);
+}
+
+bool prefetch_take(struct prefetch *p, const char *theme, int size, int scale,
+		   const char *name, uint64_t generation,
+		   struct icon_content *ret)
+{
+	g_autofree char *key = NULL;
+	struct icon_content *kept = NULL;
+
+	if (!p)
+		return false;
+	key = resolved_key(theme, size, scale, name);
+	pthread_mutex_lock(&p->resolved_lock);
+	if (p->resolved_generation == generation &&
+	    g_hash_table_steal_extended(p->resolved, key, NULL,
+					(gpointer *)&kept)) {
+		*ret = *kept;
+		g_free(kept);
+	}
+	pthread_mutex_unlock(&p->resolved_lock);
+	return kept != NULL;
+}
 
 static void job_free(struct job *j)
 {
@@ -80,10 +144,11 @@ static void job_run(struct prefetch *p, struct job *j, struct blob_reader *b,
 		if (j->skip_symbolic && view_is_symbolic(name))
 			continue;
 		if (lookup_icon(l, j->theme, name, j->size, j->scale, &src,
-				&ext) == 0)
-			(void)content_resolve(p->content, b, src, ext,
-					      (unsigned)(j->size * j->scale),
-					      false, &ic);
+				&ext) == 0 &&
+		    content_resolve(p->content, b, src, ext,
+				    (unsigned)(j->size * j->scale), false,
+				    &ic) == 0)
+			resolved_put(p, j, name, &ic);
 		icon_content_clear(&ic);
 		pthread_mutex_lock(&p->lock);
 		if (p->stop)
@@ -136,6 +201,9 @@ int prefetch_new(const char *db_path, unsigned threads, struct content *content,
 	pthread_cond_init(&p->wake, NULL);
 	g_queue_init(&p->jobs);
 	p->seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	pthread_mutex_init(&p->resolved_lock, NULL);
+	p->resolved = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					    resolved_free);
 	p->threads = g_new0(pthread_t, threads ? threads : 1);
 	for (unsigned i = 0; i < (threads ? threads : 1); i++) {
 		if (pthread_create(&p->threads[i], NULL, prefetch_main, p) != 0)
@@ -158,6 +226,8 @@ struct prefetch *prefetch_free(struct prefetch *p)
 		(void)pthread_join(p->threads[i], NULL);
 	g_queue_clear_full(&p->jobs, (GDestroyNotify)job_free);
 	g_hash_table_destroy(p->seen);
+	g_hash_table_destroy(p->resolved);
+	pthread_mutex_destroy(&p->resolved_lock);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->wake);
 	g_free(p->threads);

@@ -3,8 +3,10 @@
  * its render on one worker; a prefetch renders the listed icons in the
  * background on every render worker at once, so that those stats find them
  * done (the content layer renders each icon once, whoever asks first, and
- * a PNG of the exact size renders nothing). One job per listed view and
- * index generation; a few jobs queued at most; idle when all is done. */
+ * a PNG of the exact size renders nothing), and keeps what it resolved for
+ * each icon until its LOOKUP takes it (bounded; one index generation). One
+ * job per listed view and index generation; a few jobs queued at most; idle
+ * when all is done. */
 #pragma once
 
 #include <glib.h>
@@ -26,3 +28,10 @@ struct prefetch *prefetch_free(struct prefetch *p);
  * dates the index the names come from. */
 void prefetch_view(struct prefetch *p, const char *theme, int size, int scale,
 		   GPtrArray *names, bool skip_symbolic, uint64_t generation);
+
+/* What a prefetch resolved for icon `name` of the view at `generation`,
+ * moved into *ret (icon_content_clear): true, once; false when there is
+ * none (or `p` is NULL). */
+bool prefetch_take(struct prefetch *p, const char *theme, int size, int scale,
+		   const char *name, uint64_t generation,
+		   struct icon_content *ret);

@@ -8,6 +8,7 @@
 
 #include "index.h"
 #include "log.h"
+#include "prefetch.h"
 #include "tree.h"
 #include "view.h"
 
@@ -230,11 +231,14 @@ static void fill_stat(struct tree *t, const struct node *n, struct stat *st)
 	}
 }
 
-static char *node_key(enum tree_kind kind, const char *theme, int size,
-		      int scale, const char *name)
+/* A node is one entry of one directory: the same icon under MNT/48/ and
+ * MNT/icons/<default theme>/48x48/ is two nodes, each invalidated under
+ * its own parent when it changes. */
+static char *node_key(uint64_t parent, enum tree_kind kind, const char *theme,
+		      int size, int scale, const char *name)
 {
-	return g_strdup_printf("%d\x1f%s\x1f%d\x1f%d\x1f%s", kind,
-			       theme ? theme : "", size, scale,
+	return g_strdup_printf("%" PRIu64 "\x1f%d\x1f%s\x1f%d\x1f%d\x1f%s",
+			       parent, kind, theme ? theme : "", size, scale,
 			       name ? name : "");
 }
 
@@ -268,7 +272,7 @@ static uint64_t node_ref(struct tree *t, uint64_t parent, const char *entry,
 			 int scale, const char *name,
 			 struct icon_content *content, struct stat *ret_st)
 {
-	g_autofree char *key = node_key(kind, theme, size, scale, name);
+	g_autofree char *key = node_key(parent, kind, theme, size, scale, name);
 	struct node *n;
 	uint64_t ino;
 
@@ -403,6 +407,10 @@ static int resolve_icon(struct tree *t, struct tree_ctx *x, enum tree_kind kind,
 		return content_resolve(t->content, x->blobs, source, ext, 0,
 				       false, ret);
 	}
+	/* resolved already by the prefetch of a listing of its view */
+	if (prefetch_take(x->ahead, theme, size, scale, name, x->generation,
+			  ret))
+		return 0;
 	r = lookup_icon(x->l, theme, name, size, scale, &source, &ext);
 	if (r < 0)
 		return r;
@@ -543,7 +551,8 @@ void tree_number(struct tree *t, const struct tree_node *dir, GPtrArray *names,
 				     &size, &scale, &name) < 0)
 			ino = 0;
 		else {
-			key = node_key(kind, theme, size, scale, name);
+			key = node_key(dir->ino, kind, theme, size, scale,
+				       name);
 			ino = ino_for_key_locked(t, key);
 		}
 		g_array_append_val(inos, ino);

@@ -47,6 +47,7 @@ static inline bool tree_kind_is_dir(enum tree_kind k)
 	return k <= TREE_FLATDIR;
 }
 
+struct prefetch;
 struct tree;
 
 /* Per-thread: the connection and lookup that thread's requests use, and the
@@ -58,6 +59,8 @@ struct tree_ctx {
 	/* this request may not render (a read ahead): -EAGAIN instead */
 	bool stored_only;
 	uint64_t generation;
+	/* icons resolved ahead by a listing's prefetch (may be NULL) */
+	struct prefetch *ahead;
 };
 
 struct tree_counters {

@@ -90,10 +90,12 @@ try:
             f.write(svg("lime"))
         wait("changed icon", lambda: read(f16("change")) not in (None, before))
 
-        # an icon removed
-        check(os.path.exists(f16("gone")), "gone.png present at first")
+        # an icon removed, known to the kernel under both of its paths (the
+        # flat view and the theme's own): each entry goes
+        check(os.path.exists(f16("gone")) and os.path.exists(t16("gone")),
+              "gone.png present at first, under both paths")
         os.unlink(os.path.join(live, "scalable", "gone.svg"))
-        wait("removed icon", lambda: not os.path.exists(f16("gone")))
+        wait("removed icon", lambda: not os.path.exists(f16("gone")) and not os.path.exists(t16("gone")))
         wait("listing follows a removal",
              lambda: "gone.png" not in os.listdir(os.path.join(mnt, "icons/live/16x16")))
 
