@@ -13,9 +13,11 @@
 #define PREFETCH_JOBS_MAX 4
 /* Views remembered as prefetched (per index generation). */
 #define PREFETCH_SEEN_MAX 1024
-/* Resolved icons kept for their LOOKUP at most (a view listed without
- * stats leaves its own behind until the index changes). */
-#define PREFETCH_RESOLVED_MAX 32768
+/* Resolved icons kept for their LOOKUP at most, about 1 MiB: a listing's
+ * stats follow its prefetch closely, and a view listed without stats
+ * leaves what it resolved behind until the index changes or the table is
+ * full (then it starts again empty). */
+#define PREFETCH_RESOLVED_MAX 4096
 
 struct job {
 	char *theme;
@@ -69,14 +71,14 @@ static void resolved_put(struct prefetch *p, const struct job *j,
 		g_hash_table_remove_all(p->resolved);
 		p->resolved_generation = j->generation;
 	}
-	if (g_hash_table_size(p->resolved) < PREFETCH_RESOLVED_MAX) {
-		kept = g_new(struct icon_content, 1);
-		*kept = *ic;
-		*ic = (struct icon_content){ 0 };
-		g_hash_table_replace(
-			p->resolved,
-			resolved_key(j->theme, j->size, j->scale, name), kept);
-	}
+	if (g_hash_table_size(p->resolved) >= PREFETCH_RESOLVED_MAX)
+		g_hash_table_remove_all(p->resolved);
+	kept = g_new(struct icon_content, 1);
+	*kept = *ic;
+	*ic = (struct icon_content){ 0 };
+	g_hash_table_replace(p->resolved,
+			     resolved_key(j->theme, j->size, j->scale, name),
+			     kept);
 	pthread_mutex_unlock(&p->resolved_lock);
 }
 
