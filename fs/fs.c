@@ -403,7 +403,7 @@ static char *counters_text(struct fs *fs)
 		"native %llu\n"
 		"cache_errors %llu\nworker_restarts %llu\nnodes %u\n"
 		"negatives %u\ninvalidations %llu\nnode_bytes %llu\n"
-		"read_ahead %llu\nread_ahead_done %d\n",
+		"read_ahead %llu\nread_ahead_done %d\nresolved_ahead %llu\n",
 		(unsigned long long)t->lookups, (unsigned long long)t->negative,
 		(unsigned long long)t->getattrs, (unsigned long long)t->opens,
 		(unsigned long long)t->reads, (unsigned long long)t->readdirs,
@@ -416,7 +416,7 @@ static char *counters_text(struct fs *fs)
 		(unsigned long long)c->cache_errors,
 		content_worker_restarts(fs->content), nodes, negatives,
 		(unsigned long long)t->invalidations, (unsigned long long)bytes,
-		ahead, ahead_done);
+		ahead, ahead_done, prefetch_taken(fs->prefetch));
 }
 
 static void fs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
@@ -633,6 +633,22 @@ static int mountpoint_prepare(const char *mnt)
 	return 0;
 }
 
+/* Before the read ahead reads `path`, on its idle thread: resolve the file
+ * (stored renders only) so that the LOOKUP a normal-priority request
+ * thread answers next takes the result instead of querying the index and
+ * the blob table itself: the login's first programs, starting beside the
+ * read ahead, keep the CPU. */
+static void fs_prepare_ahead(const char *path, void *userdata)
+{
+	struct fs *fs = userdata;
+	struct tree_ctx *x = fs_ctx(fs);
+
+	if (!x)
+		return;
+	x->stored_only = true;
+	(void)tree_resolve_ahead(fs->tree, x, path);
+}
+
 /* The desktop's theme setting changed: MNT/<N>/ follows. */
 static void fs_theme_changed(const char *theme, enum desktop_source source,
 			     void *userdata)
@@ -722,7 +738,7 @@ int fs_mount(const struct fs_options *o)
 	if (r >= 0)
 		r = watchdog_start(mnt, &dog);
 	if (r >= 0)
-		(void)warm_start(o->db, mnt, &fs.warm);
+		(void)warm_start(o->db, mnt, fs_prepare_ahead, &fs, &fs.warm);
 	if (r < 0) {
 		fuse_session_unmount(se);
 		fuse_remove_signal_handlers(se);

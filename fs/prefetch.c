@@ -46,6 +46,7 @@ struct prefetch {
 	pthread_mutex_t resolved_lock;
 	GHashTable *resolved;
 	uint64_t resolved_generation;
+	atomic_ullong taken; /* prefetch_take()s that found one */
 };
 
 static char *resolved_key(const char *theme, int size, int scale,
@@ -60,16 +61,18 @@ static void resolved_free(void *p)
 	g_free(p);
 }
 
-/* Keep what the job resolved for `name` (taken from *ic) for its LOOKUP. */
-static void resolved_put(struct prefetch *p, const struct job *j,
-			 const char *name, struct icon_content *ic)
+void prefetch_keep(struct prefetch *p, const char *theme, int size, int scale,
+		   const char *name, uint64_t generation,
+		   struct icon_content *ic)
 {
 	struct icon_content *kept;
 
+	if (!p)
+		return;
 	pthread_mutex_lock(&p->resolved_lock);
-	if (p->resolved_generation != j->generation) {
+	if (p->resolved_generation != generation) {
 		g_hash_table_remove_all(p->resolved);
-		p->resolved_generation = j->generation;
+		p->resolved_generation = generation;
 	}
 	if (g_hash_table_size(p->resolved) >= PREFETCH_RESOLVED_MAX)
 		g_hash_table_remove_all(p->resolved);
@@ -77,8 +80,7 @@ static void resolved_put(struct prefetch *p, const struct job *j,
 	*kept = *ic;
 	*ic = (struct icon_content){ 0 };
 	g_hash_table_replace(p->resolved,
-			     resolved_key(j->theme, j->size, j->scale, name),
-			     kept);
+			     resolved_key(theme, size, scale, name), kept);
 	pthread_mutex_unlock(&p->resolved_lock);
 }
 
@@ -98,6 +100,7 @@ bool prefetch_take(struct prefetch *p, const char *theme, int size, int scale,
 					(gpointer *)&kept)) {
 		*ret = *kept;
 		g_free(kept);
+		atomic_fetch_add(&p->taken, 1);
 	}
 	pthread_mutex_unlock(&p->resolved_lock);
 	return kept != NULL;
@@ -150,7 +153,8 @@ static void job_run(struct prefetch *p, struct job *j, struct blob_reader *b,
 		    content_resolve(p->content, b, src, ext,
 				    (unsigned)(j->size * j->scale), false,
 				    &ic) == 0)
-			resolved_put(p, j, name, &ic);
+			prefetch_keep(p, j->theme, j->size, j->scale, name,
+				      j->generation, &ic);
 		icon_content_clear(&ic);
 		pthread_mutex_lock(&p->lock);
 		if (p->stop)
@@ -264,4 +268,9 @@ void prefetch_view(struct prefetch *p, const char *theme, int size, int scale,
 	g_queue_push_tail(&p->jobs, j);
 	pthread_cond_broadcast(&p->wake);
 	pthread_mutex_unlock(&p->lock);
+}
+
+unsigned long long prefetch_taken(struct prefetch *p)
+{
+	return p ? atomic_load(&p->taken) : 0;
 }

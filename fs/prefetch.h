@@ -29,9 +29,19 @@ struct prefetch *prefetch_free(struct prefetch *p);
 void prefetch_view(struct prefetch *p, const char *theme, int size, int scale,
 		   GPtrArray *names, bool skip_symbolic, uint64_t generation);
 
+/* Keep what was resolved for icon `name` of the view at `generation`
+ * (moved from *ic) for the LOOKUP that follows; a NULL `p` keeps nothing.
+ * The listings' prefetch and the working set's read ahead fill it. */
+void prefetch_keep(struct prefetch *p, const char *theme, int size, int scale,
+		   const char *name, uint64_t generation,
+		   struct icon_content *ic);
+
 /* What a prefetch resolved for icon `name` of the view at `generation`,
  * moved into *ret (icon_content_clear): true, once; false when there is
  * none (or `p` is NULL). */
 bool prefetch_take(struct prefetch *p, const char *theme, int size, int scale,
 		   const char *name, uint64_t generation,
 		   struct icon_content *ret);
+
+/* How many lookups took a result kept for them (prefetch_take). */
+unsigned long long prefetch_taken(struct prefetch *p);

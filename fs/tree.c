@@ -486,6 +486,41 @@ static int child_parse(struct tree *t, const struct tree_node *p,
 	return 0;
 }
 
+int tree_resolve_ahead(struct tree *t, struct tree_ctx *x, const char *path)
+{
+	g_auto(GStrv) parts = g_strsplit(path, "/", -1);
+	struct tree_node p = { .kind = TREE_ROOT };
+	struct icon_content content = { 0 };
+	int r = -ENOENT;
+
+	for (char **c = parts; *c; c++) {
+		g_autofree char *theme = NULL, *icon = NULL;
+		enum tree_kind kind;
+		int size, scale;
+
+		r = child_parse(t, &p, *c, &kind, &theme, &size, &scale, &icon);
+		if (r < 0)
+			break;
+		g_free(p.theme);
+		p = (struct tree_node){ .kind = kind,
+					.theme = g_steal_pointer(&theme),
+					.size = size,
+					.scale = scale };
+		if (kind != TREE_ICON)
+			continue;
+		r = c[1] ? -ENOTDIR
+			 : resolve_icon(t, x, kind, p.theme, icon, size, scale,
+					&content);
+		if (r == 0)
+			prefetch_keep(x->ahead, p.theme, size, scale, icon,
+				      x->generation, &content);
+		break;
+	}
+	g_free(p.theme);
+	icon_content_clear(&content);
+	return r;
+}
+
 int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
 		const char *name, uint64_t *ret_ino, struct stat *ret_st,
 		double *ret_negative_timeout)

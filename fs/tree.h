@@ -88,6 +88,12 @@ int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
 		const char *name, uint64_t *ret_ino, struct stat *ret_st,
 		double *ret_negative_timeout);
 void tree_forget(struct tree *t, uint64_t ino, uint64_t nlookup);
+/* Resolve the icon file at `path` (relative to the mount) as its LOOKUP
+ * would, without a node, and keep the result for that LOOKUP
+ * (prefetch_keep): the heavy part of a lookup done ahead, on the caller's
+ * thread and priority. 0, or -errno (-ENOENT for what is not an icon
+ * file, -EAGAIN with x->stored_only where a render would be needed). */
+int tree_resolve_ahead(struct tree *t, struct tree_ctx *x, const char *path);
 /* The node's path relative to the mount ("icons/Papirus/48x48/x.png"),
  * g_free; NULL for the root or an unknown ino. */
 char *tree_path(struct tree *t, uint64_t ino);

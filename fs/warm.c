@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +35,8 @@ struct warm {
 	atomic_int reader; /* the read ahead's process, once it runs */
 	atomic_ullong read_ahead;
 	atomic_bool ahead_done;
+	warm_prepare_fn prepare; /* on the read ahead's thread */
+	void *userdata;
 	struct stopper stop;
 
 	pthread_mutex_t lock;
@@ -156,7 +159,11 @@ static void read_ahead(struct warm *w, sqlite3 *db)
 	if (!out)
 		(void)close(out_fd);
 	for (unsigned i = paths->len; out && i-- > 0;) {
-		int r = reader_ask(w, in, out, paths->pdata[i]);
+		int r;
+
+		if (w->prepare)
+			w->prepare(paths->pdata[i], w->userdata);
+		r = reader_ask(w, in, out, paths->pdata[i]);
 
 		/* -EAGAIN: not rendered (any more); a program will ask */
 		if (r == -ENOENT || r == -EINVAL) {
@@ -248,11 +255,16 @@ static void store_notes(struct warm *w, sqlite3 *db)
 	}
 }
 
-/* The read ahead's own thread, so that the notes are stored meanwhile. */
+/* The read ahead's own thread, so that the notes are stored meanwhile; at
+ * idle priority like its process (it ends with the read ahead, and never
+ * needs to come back). */
 static void *ahead_main(void *arg)
 {
 	struct warm *w = arg;
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	struct sched_param sp = { 0 };
+
+	(void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
 
 	if (db_connect(w->db_path, DB_QUERY_ONLY, WARM_BUSY_MS, &db) >= 0)
 		read_ahead(w, db);
@@ -288,11 +300,14 @@ static void warm_free(struct warm *w)
 	g_free(w);
 }
 
-int warm_start(const char *db_path, const char *mountpoint, struct warm **ret)
+int warm_start(const char *db_path, const char *mountpoint,
+	       warm_prepare_fn prepare, void *userdata, struct warm **ret)
 {
 	struct warm *w = g_new0(struct warm, 1);
 	int r;
 
+	w->prepare = prepare;
+	w->userdata = userdata;
 	w->db_path = g_strdup(db_path);
 	w->mountpoint = g_strdup(mountpoint);
 	w->reader = -1;

@@ -20,9 +20,16 @@
 
 struct warm;
 
+/* Called on the read ahead's thread (idle priority) before each path is
+ * read through the mount: the daemon's heavy part of that read can be done
+ * there, ahead of the request. */
+typedef void (*warm_prepare_fn)(const char *path, void *userdata);
+
 /* Start the threads: read ahead through `mountpoint` what the index at
- * `db_path` remembers, and store notes until warm_stop(). */
-int warm_start(const char *db_path, const char *mountpoint, struct warm **ret);
+ * `db_path` remembers (each path given to `prepare` first, when not
+ * NULL), and store notes until warm_stop(). */
+int warm_start(const char *db_path, const char *mountpoint,
+	       warm_prepare_fn prepare, void *userdata, struct warm **ret);
 
 /* Store what was noted and end the threads. Call once nothing can wait on
  * the mount any more (the FUSE session is gone): a read ahead may be

@@ -116,4 +116,6 @@ with tempfile.TemporaryDirectory() as tmp:
         check_eq((len(names), all(sized)), (200, True), "every listed icon has its size")
         check_eq(ahead, 200, "the listing rendered the view ahead of its stats")
         check_eq(c["renders"], 200, "nothing rendered twice")
+        check(c["resolved_ahead"] > 0,
+              f"stats took what the listing's prefetch resolved ({c['resolved_ahead']})")
 finish()

@@ -72,6 +72,8 @@ with tempfile.TemporaryDirectory() as tmp:
         c0 = wait_read_ahead(mnt)
         check_eq(c0["read_ahead"], len(files), "every file of the set was read ahead")
         check_eq(c0["renders"], 0, "reading ahead renders nothing already rendered")
+        check_eq(c0["resolved_ahead"], len(files),
+                 "each read ahead's LOOKUP took what its idle thread resolved")
         again = {p: read(os.path.join(mnt, p)) for p in files}
         c1 = counters(mnt)
         for k in ("lookups", "reads", "opens", "getattrs"):
