@@ -498,8 +498,8 @@ int tree_resolve_ahead(struct tree *t, struct tree_ctx *x, const char *path)
 		enum tree_kind kind;
 		int size, scale;
 
-		r = child_parse(t, &p, *c, &kind, &theme, &size, &scale, &icon);
-		if (r < 0)
+		if (child_parse(t, &p, *c, &kind, &theme, &size, &scale,
+				&icon) < 0)
 			break;
 		g_free(p.theme);
 		p = (struct tree_node){ .kind = kind,
