@@ -50,6 +50,7 @@ struct fs {
 	struct fuse_session *se;
 	struct prefetch *prefetch;
 	struct warm *warm;
+	struct watch *watch;
 };
 
 static struct fs *fs_of(fuse_req_t req)
@@ -129,6 +130,7 @@ static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	uint64_t ino;
 	int r;
 
+	atomic_fetch_add(&tree_counters(fs->tree)->lookups, 1);
 	r = x ? tree_lookup(fs->tree, x, parent, name, &ino, &st,
 			    &negative_timeout)
 	      : -EIO;
@@ -216,8 +218,10 @@ static void dirplus_entry(struct fs *fs, struct tree_ctx *x, uint64_t dir,
 	if (now_ms() >= budget_end)
 		x->stored_only = true;
 	if (tree_lookup(fs->tree, x, dir, name, &ino, &st, &negative_timeout) ==
-	    0)
+	    0) {
 		fill_entry(e, ino, &st);
+		atomic_fetch_add(&tree_counters(fs->tree)->dirplus, 1);
+	}
 }
 
 static void fs_readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size,
@@ -398,15 +402,18 @@ static char *counters_text(struct fs *fs)
 	tree_held(fs->tree, &nodes, &negatives, &bytes);
 	return g_strdup_printf(
 		"lookups %llu\nnegative %llu\ngetattrs %llu\nopens %llu\n"
-		"reads %llu\nreaddirs %llu\ngetxattrs %llu\nrenders %llu\n"
+		"reads %llu\nreaddirs %llu\ndirplus %llu\ngetxattrs %llu\n"
+		"renders %llu\n"
 		"render_failures %llu\nblob_hits %llu\nshared_hits %llu\n"
 		"native %llu\n"
 		"cache_errors %llu\nworker_restarts %llu\nnodes %u\n"
 		"negatives %u\ninvalidations %llu\nnode_bytes %llu\n"
-		"read_ahead %llu\nread_ahead_done %d\nresolved_ahead %llu\n",
+		"read_ahead %llu\nread_ahead_done %d\nresolved_ahead %llu\n"
+		"watch_ready %d\n",
 		(unsigned long long)t->lookups, (unsigned long long)t->negative,
 		(unsigned long long)t->getattrs, (unsigned long long)t->opens,
 		(unsigned long long)t->reads, (unsigned long long)t->readdirs,
+		(unsigned long long)t->dirplus,
 		(unsigned long long)t->getxattrs,
 		(unsigned long long)c->renders,
 		(unsigned long long)c->render_failures,
@@ -416,7 +423,8 @@ static char *counters_text(struct fs *fs)
 		(unsigned long long)c->cache_errors,
 		content_worker_restarts(fs->content), nodes, negatives,
 		(unsigned long long)t->invalidations, (unsigned long long)bytes,
-		ahead, ahead_done, prefetch_taken(fs->prefetch));
+		ahead, ahead_done, prefetch_taken(fs->prefetch),
+		watch_ready(fs->watch));
 }
 
 static void fs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
@@ -733,6 +741,7 @@ int fs_mount(const struct fs_options *o)
 	log_info("serving theme '%s' on '%s'", o->theme, mnt);
 
 	r = watch_start(se, fs.tree, o->db, o->basedirs, &watch);
+	fs.watch = watch;
 	if (r >= 0 && !o->theme_pinned)
 		r = desktop_watch_start(fs_theme_changed, &fs, &desktop);
 	if (r >= 0)
@@ -753,6 +762,7 @@ int fs_mount(const struct fs_options *o)
 	fuse_loop_cfg_destroy(cfg);
 	watchdog_stop(dog);
 	desktop_watch_stop(desktop);
+	fs.watch = NULL;
 	watch_stop(watch);
 
 	fuse_session_unmount(se);

@@ -532,7 +532,6 @@ int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
 	enum tree_kind kind;
 	int size, scale, r;
 
-	atomic_fetch_add(&t->counters.lookups, 1);
 	r = tree_node_get(t, parent, &p);
 	if (r < 0)
 		return r;

@@ -66,6 +66,7 @@ struct tree_ctx {
 struct tree_counters {
 	atomic_ullong lookups, negative, getattrs, opens, reads, readdirs;
 	atomic_ullong getxattrs;
+	atomic_ullong dirplus; /* entries READDIRPLUS gave attributes for */
 	atomic_ullong invalidations; /* sent to the kernel */
 };
 

@@ -53,6 +53,7 @@ struct watch {
 	GHashTable *touched; /* icon names seen in events since the refresh */
 	bool synth_due;	     /* synthesized files to store when quiet */
 	bool overflow;
+	atomic_bool ready; /* the start-up (watch_settle) is done */
 };
 
 /* A base directory that does not exist yet is watched through its nearest
@@ -294,6 +295,7 @@ static void *watch_main(void *arg)
 	long long next_evict = now_ms() + WATCH_EVICT_MS;
 
 	watch_settle(w);
+	atomic_store(&w->ready, true);
 	for (;;) {
 		struct pollfd pfd[2] = {
 			{ .fd = stopper_fd(&w->stop), .events = POLLIN },
@@ -397,4 +399,9 @@ void watch_stop(struct watch *w)
 	g_strfreev(w->basedirs);
 	g_free(w->db_path);
 	g_free(w);
+}
+
+bool watch_ready(struct watch *w)
+{
+	return w && atomic_load(&w->ready);
 }

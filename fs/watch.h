@@ -16,6 +16,9 @@ struct watch;
 int watch_start(struct fuse_session *se, struct tree *tree, const char *db_path,
 		char *const *basedirs, struct watch **ret);
 void watch_stop(struct watch *w);
+/* Whether the start-up is done: every directory watched, the changes since
+ * the mount's own refresh applied, the synthesized files stored. */
+bool watch_ready(struct watch *w);
 
 /* Send a tree's invalidations (struct tree_inval) to the kernel; never
  * with a tree lock held. */

@@ -222,10 +222,12 @@ def counters(mnt):
 
 
 @contextlib.contextmanager
-def mounted(db, bases, theme=None, extra=(), timeout=120):
+def mounted(db, bases, theme=None, extra=(), timeout=120, settled=False):
     """Run `iconfs mount -f` on a fresh temporary directory; yield the mount
-    point. Waits for the mount while checking that the daemon lives; always
-    unmounts and reaps the daemon."""
+    point. Waits for the mount while checking that the daemon lives (with
+    `settled`, also for the watcher's start-up, which runs at idle priority
+    and may otherwise land in the middle of a test); always unmounts and
+    reaps the daemon."""
     need_fuse()
     tmp = tempfile.mkdtemp(prefix="iconfs-mnt-")
     mnt = os.path.join(tmp, "mnt")
@@ -247,6 +249,10 @@ def mounted(db, bases, theme=None, extra=(), timeout=120):
                 raise AssertionError(f"daemon exited {proc.returncode}: {log.read()}")
             if time.monotonic() > deadline:
                 raise AssertionError("mount did not appear")
+            time.sleep(0.05)
+        while settled and not counters(mnt)["watch_ready"]:
+            if time.monotonic() > deadline:
+                raise AssertionError("the watcher did not start")
             time.sleep(0.05)
         yield mnt
     finally:
