@@ -749,6 +749,11 @@ int fs_mount(const struct fs_options *o)
 	if (r >= 0)
 		(void)warm_start(o->db, mnt, fs_prepare_ahead, &fs, &fs.warm);
 	if (r < 0) {
+		/* what started must not outlive the tree it uses */
+		watchdog_stop(dog);
+		desktop_watch_stop(desktop);
+		fs.watch = NULL;
+		watch_stop(watch);
 		fuse_session_unmount(se);
 		fuse_remove_signal_handlers(se);
 		goto out;
