@@ -36,6 +36,19 @@ static inline bool stopper_wait(const struct stopper *s, int ms)
 	return poll(&pfd, 1, ms) != 0;
 }
 
+/* Wait until `fd` is readable (1) or stopper_fire() was called (0);
+ * -errno. */
+static inline int stopper_wait_fd(const struct stopper *s, int fd)
+{
+	struct pollfd pfd[2] = { { .fd = fd, .events = POLLIN },
+				 { .fd = s->fd[0], .events = POLLIN } };
+
+	while (poll(pfd, 2, -1) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return pfd[1].revents ? 0 : 1;
+}
+
 static inline void stopper_fire(struct stopper *s)
 {
 	if (s->fd[1] >= 0)

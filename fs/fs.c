@@ -748,16 +748,8 @@ int fs_mount(const struct fs_options *o)
 		r = watchdog_start(mnt, &dog);
 	if (r >= 0)
 		(void)warm_start(o->db, mnt, fs_prepare_ahead, &fs, &fs.warm);
-	if (r < 0) {
-		/* what started must not outlive the tree it uses */
-		watchdog_stop(dog);
-		desktop_watch_stop(desktop);
-		fs.watch = NULL;
-		watch_stop(watch);
-		fuse_session_unmount(se);
-		fuse_remove_signal_handlers(se);
-		goto out;
-	}
+	if (r < 0)
+		goto stop;
 
 	daemon_ready(&ready_fd, 0);
 	cfg = fuse_loop_cfg_create();
@@ -765,6 +757,8 @@ int fs_mount(const struct fs_options *o)
 	fuse_loop_cfg_set_idle_threads(cfg, 4);
 	r = fuse_session_loop_mt(se, cfg) < 0 ? -EIO : 0;
 	fuse_loop_cfg_destroy(cfg);
+stop:
+	/* what started must not outlive the tree it uses */
 	watchdog_stop(dog);
 	desktop_watch_stop(desktop);
 	fs.watch = NULL;

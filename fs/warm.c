@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <glib.h>
 #include <limits.h>
-#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -100,22 +99,18 @@ int warm_reader_main(const char *mountpoint)
  * warm_stop() came first, -EPIPE when the reader is gone. */
 static int reader_ask(struct warm *w, int in, FILE *out, const char *path)
 {
-	struct pollfd pfd[2] = { { .fd = fileno(out), .events = POLLIN },
-				 { .fd = stopper_fd(&w->stop),
-				   .events = POLLIN } };
 	g_autofree char *line = g_strconcat(path, "\n", NULL);
 	char answer[32];
+	int r;
 
 	if (strchr(path, '\n') || !path_ok(path))
 		return -EINVAL;
 	if (write(in, line, strlen(line)) != (ssize_t)strlen(line))
 		return -EPIPE;
-	while (poll(pfd, 2, -1) < 0)
-		if (errno != EINTR)
-			return -EPIPE;
-	if (pfd[1].revents)
+	r = stopper_wait_fd(&w->stop, fileno(out));
+	if (r == 0)
 		return -ECANCELED;
-	if (!fgets(answer, sizeof(answer), out))
+	if (r < 0 || !fgets(answer, sizeof(answer), out))
 		return -EPIPE;
 	return -abs(atoi(answer));
 }

@@ -2,7 +2,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
-#include <poll.h>
 #include <signal.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -16,6 +15,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "fs.h"
 #include "log.h"
 #include "stopper.h"
 #include "subprocess.h"
@@ -63,7 +63,7 @@ int watchdog_ping_main(const char *mountpoint)
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 	while (read(STDIN_FILENO, &byte, 1) == 1) {
 		/* Any answer, even an error, shows that the loop answers. */
-		(void)getxattr(mountpoint, "user.iconfs.theme", value,
+		(void)getxattr(mountpoint, FS_XATTR_THEME, value,
 			       sizeof(value));
 		if (write(STDOUT_FILENO, &byte, 1) != 1)
 			return 1;
@@ -84,15 +84,10 @@ static void pinger_stop(struct watchdog *w)
 /* Wait for the pinger's answer or for watchdog_stop(): true on an answer. */
 static bool answered(struct watchdog *w)
 {
-	struct pollfd pfd[2] = { { .fd = w->answer, .events = POLLIN },
-				 { .fd = stopper_fd(&w->stop),
-				   .events = POLLIN } };
 	char byte;
 
-	while (poll(pfd, 2, -1) < 0)
-		if (errno != EINTR)
-			return false;
-	return !pfd[1].revents && read(w->answer, &byte, 1) == 1;
+	return stopper_wait_fd(&w->stop, w->answer) > 0 &&
+	       read(w->answer, &byte, 1) == 1;
 }
 
 static void *watchdog_main(void *arg)
