@@ -32,6 +32,10 @@ int spawn_helper(const char *exe, char *const argv[], const int (*fds)[2],
 	posix_spawnattr_init(&attr);
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setsigdefault(&attr, &deflt);
+	/* A caller already at SCHED_IDLE passes it on by itself: setting it
+	 * again in the child is refused to an unprivileged user (EPERM). */
+	if (idle && sched_getscheduler(0) == SCHED_IDLE)
+		idle = false;
 	if (idle) {
 		struct sched_param sp = { 0 };
 
@@ -50,6 +54,13 @@ int spawn_helper(const char *exe, char *const argv[], const int (*fds)[2],
 	 * (libfuse's link to fusermount3 for auto_unmount is not) */
 	posix_spawn_file_actions_addclosefrom_np(&fa, keep + 1);
 	r = posix_spawn(ret_pid, exe, &fa, &attr, argv, environ);
+	if (r == EPERM && idle) {
+		/* idle priority where the kernel allows it, never at the
+		 * cost of the helper */
+		posix_spawnattr_setflags(
+			&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+		r = posix_spawn(ret_pid, exe, &fa, &attr, argv, environ);
+	}
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	return -r;
