@@ -12,6 +12,15 @@ import tempfile
 import time
 import zlib
 
+import asuser
+
+# Every test runs as an unprivileged user (asuser.py), as users do; only a
+# test registered as needing root (ICONFS_TEST_AS_ROOT) stays root.
+if os.environ.get("ICONFS_TEST_AS_ROOT") != "1" and os.geteuid() == 0:
+    _dir = os.path.join(os.environ.get("ICONFS_TEST_DIR") or tempfile.gettempdir(), "as-user")
+    asuser.drop(writable=[_dir])
+    os.environ["ICONFS_TEST_DIR"] = _dir
+
 ICONFS = os.environ.get("ICONFS") or os.path.join(
     os.path.dirname(__file__), "..", "build", "cli", "iconfs")
 # an ASan/UBSan build (scripts/test --sanitize): its shadow memory and

@@ -120,8 +120,8 @@ try:
     # a full filesystem under the index stops caching, not serving
     small = os.path.join(tmp, "small")
     os.mkdir(small)
-    if os.getuid() == 0 and subprocess.run(["mount", "-t", "tmpfs", "-o", "size=32m", "tmpfs",
-                                            small]).returncode == 0:
+    if asuser.as_root("mount", "-t", "tmpfs", "-o",
+                      f"size=32m,mode=0700,uid={os.getuid()},gid={os.getgid()}", "tmpfs", small):
         try:
             full_db = os.path.join(small, "index.sqlite")
             run("index", "--db", full_db, "--icon-dirs", base, check_rc=0)
@@ -140,7 +140,7 @@ try:
                     time.sleep(0.05)
                 check(counters(mnt)["cache_errors"] > 0, "full disk: caching stopped")
         finally:
-            subprocess.run(["umount", "-l", small])
+            asuser.as_root("umount", "-l", small)
     else:
         print("full-disk check skipped: needs root to mount a small tmpfs")
 finally:
