@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "daemon.h"
+#include "log.h"
 
 int daemon_begin(int *ret_fd)
 {
@@ -24,8 +25,24 @@ int daemon_begin(int *ret_fd)
 		return r;
 	}
 	if (pid == 0) {
+		int err = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 3);
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
 		(void)close(p[0]);
 		(void)setsid();
+		/* Off the terminal at once, so that no helper started from
+		 * here on holds it (a caller reading the command's output
+		 * would wait for them); until daemon_ready(), problems are
+		 * still told on the terminal. */
+		if (err >= 0)
+			log_set_stderr(err);
+		if (null >= 0) {
+			(void)dup2(null, STDIN_FILENO);
+			(void)dup2(null, STDOUT_FILENO);
+			(void)dup2(null, STDERR_FILENO);
+			if (null > STDERR_FILENO)
+				(void)close(null);
+		}
 		*ret_fd = p[1];
 		return 0;
 	}
@@ -40,20 +57,12 @@ int daemon_begin(int *ret_fd)
 void daemon_ready(int *fd, int status)
 {
 	unsigned char s = (unsigned char)status;
-	int null;
 
 	if (*fd < 0)
 		return;
 	if (status == 0) {
-		null = open("/dev/null", O_RDWR | O_CLOEXEC);
-		if (null >= 0) {
-			(void)dup2(null, STDIN_FILENO);
-			(void)dup2(null, STDOUT_FILENO);
-			(void)dup2(null, STDERR_FILENO);
-			if (null > STDERR_FILENO)
-				(void)close(null);
-		}
 		(void)chdir("/");
+		log_close_stderr();
 	}
 	while (write(*fd, &s, 1) < 0 && errno == EINTR)
 		;

@@ -11,10 +11,12 @@
 #include "basedirs.h"
 #include "cli.h"
 #include "desktop.h"
+#include "daemon.h"
 #include "db.h"
 #include "fs.h"
 #include "log.h"
 #include "lookup.h"
+#include "mountpoint.h"
 #include "render.h"
 #include "synth.h"
 #include "warm.h"
@@ -175,21 +177,51 @@ static const char *mount_shared_db(const struct cli_options *o)
 	return access(CLI_SHARED_DB, F_OK) == 0 ? CLI_SHARED_DB : NULL;
 }
 
+/* Where a mount in the background logs when the machine has no journal
+ * nor syslog: $XDG_STATE_HOME/iconfs/iconfs.log. */
+static void open_background_log(void)
+{
+	g_autofree char *dir =
+		g_build_filename(g_get_user_state_dir(), "iconfs", NULL);
+	g_autofree char *file = g_build_filename(dir, "iconfs.log", NULL);
+
+	(void)g_mkdir_with_parents(dir, 0700);
+	log_open_background(file);
+}
+
 static int cmd_mount(struct cli_options *o)
 {
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
 	g_autofree char *mnt = default_mountpoint(o);
-	enum desktop_source source;
-	g_autofree char *theme = desktop_theme(o->theme, &source);
+	g_autofree char *theme = NULL;
 	g_auto(GStrv) bases = NULL;
+	enum desktop_source source;
 	struct fs_options fo;
+	int ready_fd = -1, r;
 
+	/* Into the background before anything starts a thread (GIO does, to
+	 * read the desktop's setting; the index, the workers): a fork keeps
+	 * only the calling thread. The command returns when the mount
+	 * serves, with its status; what the daemon logs goes to the
+	 * journal. */
+	if (!o->foreground) {
+		r = daemon_begin(&ready_fd);
+		if (r < 0) {
+			log_error_errno(r, "cannot fork: %m");
+			return 1;
+		}
+		open_background_log();
+	}
+	theme = desktop_theme(o->theme, &source);
 	/* the index is opened, checked, migrated and refreshed once, here */
 	if (cli_index(o, mnt,
-		      INDEX_CHECK |
-			      (isatty(STDERR_FILENO) ? INDEX_PROGRESS : 0),
-		      &db, &bases) < 0)
+		      INDEX_CHECK | (o->foreground && isatty(STDOUT_FILENO)
+					     ? INDEX_PROGRESS
+					     : 0),
+		      &db, &bases) < 0) {
+		daemon_ready(&ready_fd, 1);
 		return 1;
+	}
 	sqlite3_close_v2(TAKE_PTR(db));
 	fo = (struct fs_options){
 		.db = o->db,
@@ -200,14 +232,14 @@ static int cmd_mount(struct cli_options *o)
 		.theme_pinned = o->theme != NULL,
 		.mountpoint = mnt,
 		.workers = (unsigned)o->workers,
-		.foreground = o->foreground,
+		.ready_fd = ready_fd,
 	};
 	return fs_mount(&fo) < 0 ? 1 : 0;
 }
 
 static int cmd_umount(struct cli_options *o)
 {
-	return fs_umount(o->mountpoint) < 0 ? 1 : 0;
+	return mountpoint_unmount(o->mountpoint) < 0 ? 1 : 0;
 }
 
 static int cmd_render(struct cli_options *o)
@@ -223,6 +255,11 @@ static int cmd_read_ahead(struct cli_options *o)
 static int cmd_watchdog_ping(struct cli_options *o)
 {
 	return watchdog_ping_main(o->args[0]);
+}
+
+static int cmd_mount_guard(struct cli_options *o)
+{
+	return mountpoint_guard_main(o->mountpoint);
 }
 
 static int cmd_render_worker(struct cli_options *o)
@@ -255,6 +292,7 @@ static const struct command commands[] = {
 	{ "render-worker", "", NULL, cmd_render_worker, 0, 0 },
 	{ "read-ahead", "MOUNTPOINT", NULL, cmd_read_ahead, 1, 1 },
 	{ "watchdog-ping", "MOUNTPOINT", NULL, cmd_watchdog_ping, 1, 1 },
+	{ "mount-guard", "MOUNTPOINT", NULL, cmd_mount_guard, 1, 1 },
 };
 
 static void usage(FILE *f)
@@ -325,7 +363,7 @@ int main(int argc, char **argv)
 	struct cli_options o = { .scale = 1, .workers = 2 };
 	g_autofree char *shared_db = NULL;
 	int budget_mib = 0;
-	g_autofree char *db = NULL;
+	g_autofree char *db = NULL, *mountpoint = NULL;
 	const struct command *cmd = NULL;
 	int c;
 
@@ -350,6 +388,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
+	/* a helper of a daemon in the background logs where the daemon does */
+	if (!cmd->summary)
+		log_open_inherited();
 	argc--;
 	argv++;
 	while ((c = getopt_long(argc, argv, "+fdh", longopts, NULL)) != -1) {
@@ -418,9 +459,12 @@ int main(int argc, char **argv)
 		command_usage(cmd, stderr);
 		return 2;
 	}
-	if ((streq(cmd->name, "mount") || streq(cmd->name, "umount")) &&
+	/* absolute and without "." or "..": the mount table names it so */
+	if ((streq(cmd->name, "mount") || streq(cmd->name, "umount") ||
+	     streq(cmd->name, "mount-guard")) &&
 	    o.n_args > 0)
-		o.mountpoint = o.args[0];
+		o.mountpoint = mountpoint = g_canonicalize_filename(o.args[0],
+								    NULL);
 	/* absolute: the mount daemon changes its directory to / */
 	o.db = db = o.db ? g_canonicalize_filename(o.db, NULL)
 			 : basedirs_default_db();

@@ -18,6 +18,7 @@
 #include "db.h"
 #include "fs.h"
 #include "index.h"
+#include "view.h"
 #include "log.h"
 
 static void print_index(sqlite3 *db)
@@ -111,9 +112,9 @@ int cli_status(struct cli_options *o)
 	if (r < 0)
 		return r;
 	printf("%-16s %.1f MiB\n", "index size", st.st_size / 1048576.0);
-	n = getxattr(mnt, FS_XATTR_THEME, value, sizeof(value) - 1);
+	n = getxattr(mnt, VIEW_XATTR_THEME, value, sizeof(value) - 1);
 	if (n > 0) {
-		ssize_t m = getxattr(mnt, FS_XATTR_THEME_SOURCE, from,
+		ssize_t m = getxattr(mnt, VIEW_XATTR_THEME_SOURCE, from,
 				     sizeof(from) - 1);
 
 		value[n] = '\0';
@@ -126,7 +127,7 @@ int cli_status(struct cli_options *o)
 	print_index(db);
 	print_shared(o);
 
-	n = getxattr(mnt, FS_XATTR_COUNTERS, value, sizeof(value) - 1);
+	n = getxattr(mnt, VIEW_XATTR_COUNTERS, value, sizeof(value) - 1);
 	if (n < 0) {
 		printf("%-16s %s (not mounted)\n", "mountpoint", mnt);
 		return 0;

@@ -18,11 +18,13 @@
 #include "file.h"
 #include "fs.h"
 #include "listing.h"
+#include "mountpoint.h"
 #include "prefetch.h"
 #include "log.h"
 #include "synth.h"
 #include "time-util.h"
 #include "tree.h"
+#include "view.h"
 #include "warm.h"
 #include "watch.h"
 #include "watchdog.h"
@@ -35,7 +37,6 @@
 /* How long one READDIRPLUS reply may wait for renders (dirplus_entry). */
 #define FS_DIRPLUS_BUDGET_MS 1000
 /* `iconfs umount` of a busy mount: tries, 100 ms apart. */
-#define FS_UMOUNT_TRIES 20
 
 /* Byte budget of the blob table. */
 #define FS_BLOB_BUDGET (512LL * 1024 * 1024)
@@ -434,7 +435,7 @@ static void fs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 	g_autofree char *value = NULL;
 	int r = 0;
 
-	if (ino == TREE_ROOT_INO && streq(name, FS_XATTR_COUNTERS))
+	if (ino == TREE_ROOT_INO && streq(name, VIEW_XATTR_COUNTERS))
 		value = counters_text(fs);
 	else
 		r = tree_getxattr(fs->tree, ino, name, &value);
@@ -450,8 +451,8 @@ static void fs_listxattr(fuse_req_t req, fuse_ino_t ino, size_t size)
 	g_autoptr(GString) names = g_string_new(NULL);
 
 	if (ino == TREE_ROOT_INO)
-		g_string_append_len(names, FS_XATTR_COUNTERS,
-				    sizeof(FS_XATTR_COUNTERS));
+		g_string_append_len(names, VIEW_XATTR_COUNTERS,
+				    sizeof(VIEW_XATTR_COUNTERS));
 	(void)tree_listxattr(fs_of(req)->tree, ino, names);
 	reply_xattr(req, names->str, names->len, size);
 }
@@ -587,54 +588,23 @@ static const struct fuse_lowlevel_ops fs_ops = {
 	.fallocate = fs_fallocate,
 };
 
-static int run_fusermount(const char *opt, const char *mountpoint)
-{
-	pid_t pid;
-	int status;
-
-	pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		execlp("fusermount3", "fusermount3", opt, "-q", mountpoint,
-		       (char *)NULL);
-		_exit(127);
-	}
-	if (waitpid(pid, &status, 0) < 0)
-		return -errno;
-	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
-}
-
-int fs_umount(const char *mountpoint)
-{
-	/* The daemon itself may hold a file open for a moment (reading
-	 * ahead, the watchdog): a busy mount is tried again for a while. */
-	for (int i = 0; i < FS_UMOUNT_TRIES; i++) {
-		if (run_fusermount("-u", mountpoint) == 0)
-			return 0;
-		(void)usleep(100 * 1000);
-	}
-	return log_error_errno(-EIO, "cannot unmount '%s'", mountpoint);
-}
-
-/* A mountpoint left by a crashed daemon answers ENOTCONN: detach it. */
+/* A mountpoint left by a crashed daemon is cleared; a live iconfs mount
+ * or another filesystem is refused (a second daemon would stack on the
+ * first and hide it). */
 static int mountpoint_prepare(const char *mnt)
 {
-	struct stat st;
-	char theme[256];
+	int r = mountpoint_state(mnt);
 
-	/* a second daemon would stack on the first and hide it */
-	if (getxattr(mnt, FS_XATTR_THEME, theme, sizeof(theme)) >= 0)
+	if (r == MOUNTPOINT_LIVE)
+		return log_error_errno(-EBUSY, "'%s' is already an iconfs mount",
+				       mnt);
+	if (r == MOUNTPOINT_FOREIGN)
 		return log_error_errno(-EBUSY,
-				       "'%s' is already an iconfs mount", mnt);
-	if (stat(mnt, &st) < 0 && errno == ENOTCONN) {
-		log_info("cleaning up stale mount '%s'", mnt);
-		if (run_fusermount("-uz", mnt) < 0)
-			return log_error_errno(-EIO,
-					       "cannot clean up stale mount "
-					       "'%s'",
-					       mnt);
-	}
+				       "'%s' is already a mount point (another "
+				       "filesystem, or another user's)",
+				       mnt);
+	if (r == MOUNTPOINT_DEAD && mountpoint_clear_dead(mnt) < 0)
+		return -EIO;
 	if (g_mkdir_with_parents(mnt, 0700) < 0)
 		return log_error_errno(
 			-errno, "cannot create mountpoint '%s': %m", mnt);
@@ -689,7 +659,7 @@ int fs_mount(const struct fs_options *o)
 	struct watchdog *dog = NULL;
 	struct desktop_watch *desktop = NULL;
 	struct fs fs = { .db_path = o->db };
-	_cleanup_close_ int ready_fd = -1;
+	_cleanup_close_ int ready_fd = o->ready_fd, guard_fd = -1;
 	int r;
 
 	/* A session-long daemon whose requests hop between threads: one
@@ -700,13 +670,6 @@ int fs_mount(const struct fs_options *o)
 	r = mountpoint_prepare(mnt);
 	if (r < 0)
 		return r;
-	/* Into the background before the first thread or worker exists:
-	 * the command returns when the mount serves (or with its error). */
-	if (!o->foreground) {
-		r = daemon_begin(&ready_fd);
-		if (r < 0)
-			return log_error_errno(r, "cannot fork: %m");
-	}
 	r = content_new(o->db, o->shared_db, o->basedirs, o->workers,
 			RENDER_DEADLINE_MS, FS_BLOB_BUDGET, &fs.content);
 	if (r < 0)
@@ -739,6 +702,11 @@ int fs_mount(const struct fs_options *o)
 		goto out;
 	}
 	log_info("serving theme '%s' on '%s'", o->theme, mnt);
+	/* held until this process ends, however it ends */
+	r = mountpoint_guard_start(mnt, &guard_fd);
+	if (r < 0)
+		log_warning_errno(r, "cannot start the mount's guard: %m (a "
+				  "crash would leave the mount dead)");
 
 	r = watch_start(se, fs.tree, o->db, o->basedirs, &watch);
 	fs.watch = watch;

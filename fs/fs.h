@@ -1,6 +1,5 @@
 /* The mount: the FUSE session and its low-level handlers, which stay thin
- * (each calls one tree_*, listing_* or file_* function and replies once),
- * and unmounting. What a name means is in tree.h and view.h, what a file
+ * (each calls one tree_*, listing_* or file_* function and replies once). What a name means is in tree.h and view.h, what a file
  * holds in content.h, what a directory lists in listing.h. */
 #pragma once
 
@@ -15,15 +14,9 @@ struct fs_options {
 	bool theme_pinned;	  /* --theme: do not follow the desktop */
 	const char *mountpoint;
 	unsigned workers; /* render worker processes */
-	bool foreground;
+	int ready_fd;	  /* daemon_begin's, or -1 in the foreground */
 };
 
 /* Mount and serve until unmounted or signalled. */
 int fs_mount(const struct fs_options *o);
-int fs_umount(const char *mountpoint);
 
-/* The text of the root's user.iconfs.counters ("name value" lines): what
- * `iconfs status` shows of a mounted daemon. */
-#define FS_XATTR_COUNTERS     "user.iconfs.counters"
-#define FS_XATTR_THEME	      "user.iconfs.theme"
-#define FS_XATTR_THEME_SOURCE "user.iconfs.theme-source"

@@ -12,9 +12,6 @@
 #include "tree.h"
 #include "view.h"
 
-#define XATTR_SOURCE	   "user.iconfs.source"
-#define XATTR_THEME	   "user.iconfs.theme"
-#define XATTR_THEME_SOURCE "user.iconfs.theme-source"
 
 struct node {
 	uint64_t ino;
@@ -607,13 +604,13 @@ int tree_getxattr(struct tree *t, uint64_t ino, const char *name,
 	 * the mount (two round trips per file otherwise). */
 	if (!g_str_has_prefix(name, "user."))
 		return -ENOTSUP;
-	if (ino == TREE_ROOT_INO && streq(name, XATTR_THEME)) {
+	if (ino == TREE_ROOT_INO && streq(name, VIEW_XATTR_THEME)) {
 		v = tree_default_theme(t);
-	} else if (ino == TREE_ROOT_INO && streq(name, XATTR_THEME_SOURCE)) {
+	} else if (ino == TREE_ROOT_INO && streq(name, VIEW_XATTR_THEME_SOURCE)) {
 		pthread_mutex_lock(&t->theme_lock);
 		v = g_strdup(t->default_source);
 		pthread_mutex_unlock(&t->theme_lock);
-	} else if (streq(name, XATTR_SOURCE)) {
+	} else if (streq(name, VIEW_XATTR_SOURCE)) {
 		pthread_mutex_lock(&t->lock);
 		n = g_hash_table_lookup(t->by_ino, &ino);
 		if (n && n->content.source)
@@ -633,11 +630,11 @@ int tree_listxattr(struct tree *t, uint64_t ino, GString *out)
 	pthread_mutex_lock(&t->lock);
 	n = g_hash_table_lookup(t->by_ino, &ino);
 	if (ino == TREE_ROOT_INO) {
-		g_string_append_len(out, XATTR_THEME, sizeof(XATTR_THEME));
-		g_string_append_len(out, XATTR_THEME_SOURCE,
-				    sizeof(XATTR_THEME_SOURCE));
+		g_string_append_len(out, VIEW_XATTR_THEME, sizeof(VIEW_XATTR_THEME));
+		g_string_append_len(out, VIEW_XATTR_THEME_SOURCE,
+				    sizeof(VIEW_XATTR_THEME_SOURCE));
 	} else if (n && n->content.source)
-		g_string_append_len(out, XATTR_SOURCE, sizeof(XATTR_SOURCE));
+		g_string_append_len(out, VIEW_XATTR_SOURCE, sizeof(VIEW_XATTR_SOURCE));
 	pthread_mutex_unlock(&t->lock);
 	return 0;
 }

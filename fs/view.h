@@ -17,6 +17,14 @@
 #define VIEW_SIZE_MAX  1024
 #define VIEW_SCALE_MAX 3
 
+/* The extended attributes, all in the user namespace: a file's source
+ * path; on the root, the default theme, what chose it, and the daemon's
+ * request counters ("name value" lines: what `iconfs status` shows). */
+#define VIEW_XATTR_SOURCE	"user.iconfs.source"
+#define VIEW_XATTR_THEME	"user.iconfs.theme"
+#define VIEW_XATTR_THEME_SOURCE "user.iconfs.theme-source"
+#define VIEW_XATTR_COUNTERS	"user.iconfs.counters"
+
 /* Sizes listed in every size view; any other N resolves when named. */
 extern const int view_listed_sizes[];
 extern const unsigned view_n_listed_sizes;

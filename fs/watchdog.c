@@ -15,7 +15,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "fs.h"
+#include "view.h"
 #include "log.h"
 #include "stopper.h"
 #include "subprocess.h"
@@ -63,7 +63,7 @@ int watchdog_ping_main(const char *mountpoint)
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 	while (read(STDIN_FILENO, &byte, 1) == 1) {
 		/* Any answer, even an error, shows that the loop answers. */
-		(void)getxattr(mountpoint, FS_XATTR_THEME, value,
+		(void)getxattr(mountpoint, VIEW_XATTR_THEME, value,
 			       sizeof(value));
 		if (write(STDOUT_FILENO, &byte, 1) != 1)
 			return 1;

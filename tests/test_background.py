@@ -1,10 +1,15 @@
 #!/usr/bin/env python3
 """`iconfs mount` without -f, as a user types it: the command returns once
-the mount serves, and the daemon it leaves behind has every thread and
-worker (it forks before the first one exists): the tree answers at once,
-SVGs render, the renders are stored, `iconfs umount` ends it. A start that
-fails says why and exits non-zero; a second mount on the same directory is
-refused instead of hiding the first."""
+the mount serves, quietly, and the daemon it leaves behind has every thread
+and worker (it forks before the first one exists, GIO's included): the tree
+answers at once, SVGs render, the renders are stored, a change of the
+desktop's theme setting is followed, what it logs is in the log file (no
+journal here), `iconfs umount` ends it. A start that fails says why and
+exits non-zero; a second mount on the same directory is refused instead of
+hiding the first. A killed daemon's mount goes at once (its guard), and one
+left dead (daemon and guard killed together) is cleared by the next mount;
+`iconfs umount` leaves what is not an iconfs mount alone."""
+import errno
 import os
 import signal
 import sqlite3
@@ -12,7 +17,8 @@ import subprocess
 import tempfile
 import time
 
-from common import ICONFS, check, check_eq, finish, need_fuse, png_size, run, squares_theme
+from common import (ICONFS, check, check_eq, errno_of, finish, need_fuse, squares_theme,
+                    write_atomic)
 
 N = 12
 need_fuse()
@@ -42,17 +48,53 @@ def through_mount(code, timeout=30):
         return "hung"
 
 
+def in_mountinfo(mnt):
+    with open("/proc/self/mountinfo") as f:
+        return any(l.split()[4] == mnt for l in f)
+
+
+def wait_gone(mnt, limit=10):
+    """Seconds until `mnt` leaves the mount table (limit when it stays)."""
+    t0 = time.monotonic()
+    while in_mountinfo(mnt) and time.monotonic() - t0 < limit:
+        time.sleep(0.01)
+    return time.monotonic() - t0
+
+
+def guards(mnt):
+    return [pid for pid in os.listdir("/proc")
+            if open_cmdline(pid)[1:3] == [b"mount-guard", mnt.encode()]]
+
+
+def open_cmdline(pid):
+    try:
+        return open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+    except OSError:
+        return []
+
+
 with tempfile.TemporaryDirectory() as tmp:
     base = os.path.join(tmp, "icons")
     squares_theme(base, "sq", N)
+    squares_theme(base, "other", 2)
     db = os.path.join(tmp, "index.sqlite")
     mnt = os.path.join(tmp, "mnt")
     os.mkdir(mnt)
-    args = ["mount", "--db", db, "--no-shared-db", "--icon-dirs", base, "--theme", "sq"]
+    # the desktop's setting: GTK 3's settings.ini of this test's own home
+    conf = os.path.join(tmp, "config")
+    write_atomic(os.path.join(conf, "gtk-3.0", "settings.ini"),
+                 "[Settings]\ngtk-icon-theme-name=sq\n")
+    state = os.path.join(tmp, "state")
+    env = dict(os.environ, XDG_CONFIG_HOME=conf, XDG_STATE_HOME=state, GSETTINGS_BACKEND="memory")
+    env.pop("ICONFS_LOG", None)
+    logfile = os.path.join(state, "iconfs", "iconfs.log")
+    args = ["mount", "--db", db, "--no-shared-db", "--icon-dirs", base]
     try:
         t0 = time.monotonic()
-        p = subprocess.run([ICONFS, *args, mnt], capture_output=True, text=True, timeout=60)
+        p = subprocess.run([ICONFS, *args, mnt], capture_output=True, text=True, timeout=60,
+                           env=env)
         check_eq(p.returncode, 0, f"iconfs mount returns 0 ({p.stderr.strip()})")
+        check_eq(p.stderr, "", "a mount that succeeds says nothing on stderr")
         check(os.path.ismount(mnt), "the mount serves when the command returns")
         pids = daemons(mnt)
         check_eq(len(pids), 1, "one daemon left behind")
@@ -66,6 +108,21 @@ with tempfile.TemporaryDirectory() as tmp:
             f"    d = open(os.path.join({mnt!r}, '48', f'sq-{{i:02d}}.png'), 'rb').read()\n"
             "    print(struct.unpack('>II', d[16:24]))\n")
         check_eq(sizes.splitlines(), ["(48, 48)"] * N, "SVGs render in the daemon's workers")
+
+        # the desktop's setting is followed, as with -f (GIO's monitor
+        # thread exists in the daemon: it started after the fork)
+        theme = lambda: os.getxattr(mnt, "user.iconfs.theme").decode()
+        check_eq(theme(), "sq", "the theme of the desktop's setting")
+        write_atomic(os.path.join(conf, "gtk-3.0", "settings.ini"),
+                     "[Settings]\ngtk-icon-theme-name=other\n")
+        t0 = time.monotonic()
+        while theme() != "other" and time.monotonic() - t0 < 5:
+            time.sleep(0.01)
+        took = time.monotonic() - t0
+        check(theme() == "other" and took <= 1, f"a change of the setting is followed ({took:.2f} s)")
+        log = open(logfile).read() if os.path.exists(logfile) else ""
+        check(f"serving theme 'sq' on '{mnt}'" in log and "icon theme is now 'other'" in log,
+              f"the daemon logs to {logfile}: {log!r}")
 
         again = subprocess.run([ICONFS, *args, mnt], capture_output=True, text=True, timeout=60)
         check(again.returncode != 0 and "already an iconfs mount" in again.stderr,
@@ -85,6 +142,47 @@ with tempfile.TemporaryDirectory() as tmp:
         for pid in daemons(mnt):
             os.kill(pid, signal.SIGKILL)
         subprocess.run(["fusermount3", "-uz", mnt], capture_output=True)
+
+    # a killed daemon: its guard removes the mount at once
+    try:
+        subprocess.run([ICONFS, *args, mnt], capture_output=True, timeout=60, env=env, check=True)
+        os.listdir(os.path.join(mnt, "48"))
+        os.kill(daemons(mnt)[0], signal.SIGKILL)
+        took = wait_gone(mnt)
+        print(f"killed daemon: mount gone after {took:.3f} s")
+        check(took < 1, f"a killed daemon's mount is gone within 1 s ({took:.3f} s)")
+        check_eq(errno_of(lambda: os.listdir(mnt)), 0, "the directory is plain again")
+
+        # daemon and guard killed at once (as a cgroup kill does): the
+        # mount stays dead until the next mount clears it
+        subprocess.run([ICONFS, *args, mnt], capture_output=True, timeout=60, env=env, check=True)
+        for pid in daemons(mnt) + guards(mnt):
+            os.kill(int(pid), signal.SIGKILL)
+        time.sleep(0.3)
+        check_eq(errno_of(lambda: os.listdir(mnt)), errno.ENOTCONN, "the mount is left dead")
+        p = subprocess.run([ICONFS, *args, mnt], capture_output=True, text=True, timeout=60,
+                           env=env)
+        check_eq(p.returncode, 0, f"the next mount on a dead one works ({p.stderr.strip()})")
+        check_eq(sorted(os.listdir(os.path.join(mnt, "48")))[:1], ["sq-00.png"],
+                 "and serves")
+        check("removed the mount a stopped iconfs left" in open(logfile).read(),
+              "clearing it is logged")
+        check_eq(subprocess.run([ICONFS, "umount", mnt], capture_output=True).returncode, 0,
+                 "iconfs umount")
+    finally:
+        for pid in daemons(mnt):
+            os.kill(pid, signal.SIGKILL)
+        subprocess.run(["fusermount3", "-uz", mnt], capture_output=True)
+
+    # umount: what is not mounted, or not an iconfs mount, is left alone
+    p = subprocess.run([ICONFS, "umount", mnt], capture_output=True, text=True)
+    check_eq((p.returncode, p.stderr.strip()), (1, f"iconfs: '{mnt}' is not mounted"),
+             "umount of a plain directory")
+    p = subprocess.run([ICONFS, "umount", "/proc"], capture_output=True, text=True)
+    check_eq((p.returncode, p.stderr.strip()),
+             (1, "iconfs: '/proc' is not an iconfs mount of this user: left alone"),
+             "umount of another filesystem")
+    check(os.path.ismount("/proc"), "which stays mounted")
 
     # a start that fails: said on stderr, non-zero, nothing mounted
     bad = os.path.join(tmp, "file")

@@ -39,13 +39,15 @@ with tempfile.TemporaryDirectory() as dest:
              "the unit waits for READY=1 and always comes back")
     check(int(keys.get("WatchdogSec", "0")) > 0, "the unit has a watchdog")
     check(keys.get("ExecStop", "").endswith("-uz %t/iconfs"), "the unit unmounts lazily on stop")
+    check_eq(keys.get("ExecStopPost"), f"{prefix}/bin/iconfs mount-guard %t/iconfs",
+             "the unit clears the mount a killed daemon leaves")
     # verify against the installed binary: point ExecStart into the destdir
     verify_dir = os.path.join(dest, "verify")
     os.makedirs(verify_dir)
     vunit = os.path.join(verify_dir, "iconfs.service")
     with open(vunit, "w") as f:
         f.write(text.replace(f"{prefix}/bin/iconfs", binary))
-    p = subprocess.run(["systemd-analyze", "--user", "verify", vunit],
+    p = subprocess.run(["systemd-analyze", "--user", "verify", "--man=no", vunit],
                        capture_output=True, text=True,
                        env=dict(os.environ, XDG_RUNTIME_DIR=verify_dir))
     problems = [l for l in (p.stdout + p.stderr).splitlines() if "iconfs.service" in l]
@@ -68,7 +70,7 @@ with tempfile.TemporaryDirectory() as dest:
     with open(os.path.join(sys_dir, "iconfs-shared.service"), "w") as f:
         f.write(text.replace(f"{prefix}/bin/iconfs", binary))
     shutil.copy(shared_path, sys_dir)
-    p = subprocess.run(["systemd-analyze", "verify", os.path.join(sys_dir, "iconfs-shared.path"),
+    p = subprocess.run(["systemd-analyze", "verify", "--man=no", os.path.join(sys_dir, "iconfs-shared.path"),
                         os.path.join(sys_dir, "iconfs-shared.service")],
                        capture_output=True, text=True)
     problems = [l for l in (p.stdout + p.stderr).splitlines() if "iconfs-shared" in l]

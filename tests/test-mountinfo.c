@@ -1,0 +1,88 @@
+/* The mount table (mountinfo.h): lines as the kernel writes them, escapes,
+ * the options of a FUSE superblock, and the mounts of this process. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "mountinfo.h"
+#include "test.h"
+
+TEST(fuse_line)
+{
+	struct mount_entry e;
+
+	ASSERT_EQ_INT(mountinfo_parse_line(
+			      "43 27 0:40 / /run/user/1000/iconfs ro,nosuid,"
+			      "nodev,relatime shared:5 - fuse.iconfs iconfs "
+			      "ro,user_id=1000,group_id=1000,"
+			      "default_permissions\n",
+			      &e),
+		      0);
+	ASSERT_EQ_STR(e.mountpoint, "/run/user/1000/iconfs");
+	ASSERT_EQ_STR(e.fstype, "fuse.iconfs");
+	ASSERT_EQ_STR(e.source, "iconfs");
+	ASSERT_TRUE(mount_options_have(e.options, "user_id", "1000"));
+	ASSERT_TRUE(!mount_options_have(e.options, "user_id", "100"));
+	ASSERT_TRUE(!mount_options_have(e.options, "group_id", "10000"));
+	ASSERT_TRUE(mount_options_have(e.options, "group_id", "1000"));
+	mount_entry_clear(&e);
+}
+
+TEST(escapes_and_no_optional_fields)
+{
+	struct mount_entry e;
+
+	/* a space, a tab and a backslash in the mount point; no optional
+	 * field before the separator */
+	ASSERT_EQ_INT(mountinfo_parse_line("60 1 0:52 / /home/a\\040b\\011c\\134d "
+					   "rw - fuse.sshfs u@h:/x rw,user_id=0",
+					   &e),
+		      0);
+	ASSERT_EQ_STR(e.mountpoint, "/home/a b\tc\\d");
+	ASSERT_EQ_STR(e.fstype, "fuse.sshfs");
+	ASSERT_EQ_STR(e.source, "u@h:/x");
+	mount_entry_clear(&e);
+}
+
+TEST(malformed_lines)
+{
+	struct mount_entry e;
+
+	ASSERT_EQ_INT(mountinfo_parse_line("", &e), -EINVAL);
+	ASSERT_EQ_INT(mountinfo_parse_line("1 2 0:1 / /x rw", &e), -EINVAL);
+	/* no separator */
+	ASSERT_EQ_INT(mountinfo_parse_line("1 2 0:1 / /x rw ext4 /dev/a rw",
+					   &e),
+		      -EINVAL);
+	/* separator, but no super options */
+	ASSERT_EQ_INT(mountinfo_parse_line("1 2 0:1 / /x rw - ext4 /dev/a",
+					   &e),
+		      -EINVAL);
+}
+
+TEST(this_process)
+{
+	struct mount_entry e;
+	char *p;
+
+	/* "/" is always mounted; a path below it lies on it or deeper */
+	ASSERT_EQ_INT(mountinfo_find("/", false, &e), 1);
+	ASSERT_EQ_STR(e.mountpoint, "/");
+	mount_entry_clear(&e);
+	ASSERT_EQ_INT(mountinfo_find("/proc/self", true, &e), 1);
+	ASSERT_EQ_STR(e.mountpoint, "/proc");
+	ASSERT_EQ_STR(e.fstype, "proc");
+	mount_entry_clear(&e);
+	ASSERT_EQ_INT(mountinfo_find("/proc/no-such-mount", false, &e), 0);
+
+	/* the parent resolved, the last component kept as it is */
+	p = mountinfo_path("/proc/../proc/self/../missing");
+	ASSERT_EQ_STR(p, "/proc/missing");
+	free(p);
+	p = mountinfo_path("/x");
+	ASSERT_EQ_STR(p, "/x");
+	free(p);
+	ASSERT_TRUE(mountinfo_path("relative") == NULL && errno == EINVAL);
+}
+
+TEST_MAIN(TEST_CASE(fuse_line), TEST_CASE(escapes_and_no_optional_fields),
+	  TEST_CASE(malformed_lines), TEST_CASE(this_process))
