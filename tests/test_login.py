@@ -127,8 +127,15 @@ def box_packages():
     return sorted(pkgs)
 
 
-def ensure_image():
-    """The cached pristine root of the box; (path, seconds spent building)."""
+def remove_tree(path):
+    """rm -rf that never leaves the tree's filesystem."""
+    subprocess.run(["rm", "-rf", "--one-file-system", path], capture_output=True)
+
+
+def ensure_image(lock):
+    """The cached pristine root of the box; (path, seconds spent building).
+    Built under an exclusive lock on `lock`, which is left shared: a run
+    that uses the image keeps another from rebuilding it under it."""
     os.makedirs(BOX, exist_ok=True)
     suite = codename()
     url = mirror(suite)
@@ -136,51 +143,69 @@ def ensure_image():
     want = f"suite {suite}\nmirror {url}\nvariant minbase\n" + "\n".join(pkgs) + "\n"
     root = os.path.join(BOX, "root")
     stamp = os.path.join(BOX, "stamp")
-    with open(os.path.join(BOX, "lock"), "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)  # one build at a time
-        for e in os.listdir(BOX):  # what a killed build left
-            if e.startswith("root.tmp-") or e.startswith("root.old-"):
-                shutil.rmtree(os.path.join(BOX, e), ignore_errors=True)
+    fcntl.flock(lock, fcntl.LOCK_EX)  # one build at a time, none while in use
+    try:
+        return build_image(root, stamp, want, suite, url, pkgs)
+    finally:
+        fcntl.flock(lock, fcntl.LOCK_SH)
+
+
+def build_image(root, stamp, want, suite, url, pkgs):
+    """ensure_image under its lock: debootstrap when the stamp differs."""
+    for e in os.listdir(BOX):  # what a killed build left
+        if e.startswith("root.tmp-") or e.startswith("root.old-"):
+            remove_tree(os.path.join(BOX, e))
+    try:
+        have = open(stamp).read()
+    except OSError:
+        have = None
+    if have == want and os.path.isdir(root):
+        return root, 0.0
+    say(f"building the login box: debootstrap {suite} from {url} "
+        f"({len(pkgs)} packages and their dependencies)")
+    if not shutil.which("debootstrap") or not shutil.which("systemd-nspawn"):
+        raise AssertionError("debootstrap and systemd-nspawn are needed (scripts/setup "
+                             "installs debootstrap and systemd-container)")
+    t0 = time.monotonic()
+    tmp = tempfile.mkdtemp(prefix="root.tmp-", dir=BOX)
+    os.chmod(tmp, 0o755)
+    log = os.path.join(BOX, "debootstrap.log")
+    with open(log, "w") as f:
+        # in a mount namespace of its own: the target's /proc and /sys
+        # go with it, even when it is killed
+        # (a process group of its own: an interrupted build ends all of it)
+        p = subprocess.Popen(["unshare", "--mount", "--propagation", "private",
+                              "debootstrap", "--variant=minbase",
+                              "--include=" + ",".join(pkgs), suite, tmp, url],
+                             stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT,
+                             start_new_session=True)
         try:
-            have = open(stamp).read()
-        except OSError:
-            have = None
-        if have == want and os.path.isdir(root):
-            return root, 0.0
-        say(f"building the login box: debootstrap {suite} from {url} "
-            f"({len(pkgs)} packages and their dependencies)")
-        if not shutil.which("debootstrap") or not shutil.which("systemd-nspawn"):
-            raise AssertionError("debootstrap and systemd-nspawn are needed (scripts/setup "
-                                 "installs debootstrap and systemd-container)")
-        t0 = time.monotonic()
-        tmp = tempfile.mkdtemp(prefix="root.tmp-", dir=BOX)
-        os.chmod(tmp, 0o755)
-        log = os.path.join(BOX, "debootstrap.log")
-        with open(log, "w") as f:
-            p = subprocess.run(["debootstrap", "--variant=minbase",
-                                "--include=" + ",".join(pkgs), suite, tmp, url],
-                               stdout=f, stderr=subprocess.STDOUT)
-        if p.returncode != 0:
-            tail = open(log).read()[-4000:]
-            shutil.rmtree(tmp, ignore_errors=True)
-            raise AssertionError(f"debootstrap exited {p.returncode}:\n{tail}")
-        archives = os.path.join(tmp, "var/cache/apt/archives")
-        for e in os.listdir(archives):
-            if e.endswith(".deb"):
-                os.unlink(os.path.join(archives, e))
-        if os.path.exists(stamp):
-            os.unlink(stamp)
-        if os.path.isdir(root):
-            old = tempfile.mkdtemp(prefix="root.old-", dir=BOX)
-            os.rename(root, os.path.join(old, "root"))
-            shutil.rmtree(old, ignore_errors=True)
-        os.rename(tmp, root)
-        with open(stamp + ".tmp", "w") as f:
-            f.write(want)
-        os.rename(stamp + ".tmp", stamp)
-        took = time.monotonic() - t0
-        say(f"login box built in {took:.0f} s")
-        return root, took
+            p.wait()
+        except BaseException:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+            raise
+    if p.returncode != 0:
+        tail = open(log).read()[-4000:]
+        remove_tree(tmp)
+        raise AssertionError(f"debootstrap exited {p.returncode}:\n{tail}")
+    archives = os.path.join(tmp, "var/cache/apt/archives")
+    for e in os.listdir(archives):
+        if e.endswith(".deb"):
+            os.unlink(os.path.join(archives, e))
+    if os.path.exists(stamp):
+        os.unlink(stamp)
+    if os.path.isdir(root):
+        old = tempfile.mkdtemp(prefix="root.old-", dir=BOX)
+        os.rename(root, os.path.join(old, "root"))
+        remove_tree(old)
+    os.rename(tmp, root)
+    with open(stamp + ".tmp", "w") as f:
+        f.write(want)
+    os.rename(stamp + ".tmp", stamp)
+    took = time.monotonic() - t0
+    say(f"login box built in {took:.0f} s")
+    return root, took
 
 
 # ---------------------------------------------------------------- one boot
@@ -206,6 +231,8 @@ def prepare(root):
         shutil.copy(os.path.join(LOGIN, unit), os.path.join(root, "etc/systemd/system", unit))
     sh("systemctl", f"--root={root}", "enable", "iconfs-login-fuse.service",
        "iconfs-login-check.service")
+    with open(os.path.join(root, "etc/hostname"), "w") as f:  # debootstrap copied the host's
+        f.write("iconfsbox\n")
 
 
 def boot(work):
@@ -222,12 +249,46 @@ def boot(work):
         say(f"no overlay ({e}); copying the image")
         sh("cp", "-a", os.path.join(BOX, "root", "."), root)
     prepare(root)
+    env = dict(os.environ)
+    cg2 = cgroup2()
+    if cg2 and os.path.realpath(cg2) != "/sys/fs/cgroup":
+        # a hybrid host (cgroup v1 controllers, v2 beside them): the box
+        # gets the v2 hierarchy, as Debian 12 boots, in a cgroup of its own
+        # (a v1 box's user manager cannot kill its units' cgroups: EIO)
+        d = os.path.join(cg2, f"iconfs-login-{os.getpid()}")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, "cgroup.procs"), "w") as f:
+            f.write(str(os.getpid()))
+        env["SYSTEMD_NSPAWN_UNIFIED_HIERARCHY"] = "1"
     say("box prepared; booting")
     argv = ["systemd-nspawn", "-D", root, "-b", "--register=no", "--keep-unit",
             "-M", "iconfsbox", "--link-journal=no", "--bind=/dev/fuse",
             f"--bind-ro={LOGIN}:/login", f"--bind={work}/results:/results"]
     sys.stdout.flush()
-    os.execvp(argv[0], argv)
+    os.execvpe(argv[0], argv, env)
+
+
+def cgroup2():
+    """Where the cgroup v2 hierarchy is mounted, None without one."""
+    with open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            if fields[fields.index("-") + 1] == "cgroup2":
+                return fields[4]
+    return None
+
+
+def remove_cgroup(pid):
+    """The box's cgroup (boot) and what its systemd left below it."""
+    cg2 = cgroup2()
+    top = cg2 and os.path.join(cg2, f"iconfs-login-{pid}")
+    if not top or not os.path.isdir(top):
+        return
+    for d, _, _ in sorted(os.walk(top), key=lambda w: -w[0].count("/")):
+        try:
+            os.rmdir(d)
+        except OSError as e:
+            say(f"cannot remove the box's cgroup {d}: {e}")
 
 
 def children(pid):
@@ -269,6 +330,8 @@ def run_box(work):
             rc = "overran"
             if not isinstance(e, subprocess.TimeoutExpired):
                 raise
+        finally:
+            remove_cgroup(p.pid)
     with open(console, errors="replace") as f:
         return rc, f.read(), time.monotonic() - t0
 
@@ -395,10 +458,13 @@ def main():
     for tool in ("debootstrap", "systemd-nspawn", "unshare", "useradd", "meson"):
         check(shutil.which(tool) is not None,
               f"{tool} is installed (scripts/setup installs debootstrap, systemd-container)")
-    _, built = ensure_image()
-    work = tempfile.mkdtemp(prefix="login-run-", dir=TEST_DIR)
-    # the runner's time-out (SIGTERM) powers the box off on the way out
+    # the runner's time-out (SIGTERM) ends debootstrap, or powers the box
+    # off, on the way out
     signal.signal(signal.SIGTERM, interrupted)
+    os.makedirs(BOX, exist_ok=True)
+    lock = open(os.path.join(BOX, "lock"), "w")
+    _, built = ensure_image(lock)
+    work = tempfile.mkdtemp(prefix="login-run-", dir=TEST_DIR)
     try:
         rc, console, took = run_box(work)
         say(f"box ran {took:.1f} s (image {'built in %.0f s' % built if built else 'cached'}), "
@@ -425,7 +491,7 @@ def main():
                           if "/run/user" in l))
     finally:
         if os.environ.get("ICONFS_KEEP_BOX") != "1":
-            shutil.rmtree(work, ignore_errors=True)
+            remove_tree(work)
         else:
             say(f"kept {work}")
     finish()
@@ -435,4 +501,8 @@ if __name__ == "__main__":
     if len(sys.argv) > 2 and sys.argv[1] == "--boot":
         boot(sys.argv[2])
     else:
-        main()
+        try:
+            main()
+        except AssertionError as e:  # the box could not be made
+            check(False, str(e))
+            finish()
