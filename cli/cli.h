@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "index.h"
+#include "macro.h"
 
 /* The machine's shared layer of renders, world-readable, written only by
  * `iconfs render --shared-db` (run as root by iconfs-shared.service). */
@@ -17,6 +18,7 @@
 
 struct cli_options {
 	char *db;	   /* --db, else the default path */
+	bool db_default;   /* no --db */
 	char *icon_dirs;   /* --icon-dirs, NULL for the default list */
 	char *theme;	   /* --theme, NULL: the configured default */
 	char *sizes;	   /* --sizes */
@@ -40,6 +42,11 @@ struct cli_options {
  * the base directories, which *ret_basedirs gets when not NULL. */
 int cli_index(const struct cli_options *o, const char *mountpoint,
 	      unsigned flags, sqlite3 **ret_db, char ***ret_basedirs);
+
+/* A usage error (exit status 2 for the command, whatever it returns):
+ * logged as one line. */
+void cli_usage_error(const char *fmt, ...) _printf_(1, 2);
+unsigned cli_usage_errors(void);
 
 /* An integer option from min to max; -EINVAL with a log line naming
  * `what` otherwise. */

@@ -2,6 +2,7 @@
  * Each command returns an exit status; errors were logged where they arose. */
 #include <errno.h>
 #include <getopt.h>
+#include <stdarg.h>
 #include <glib.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,22 +26,84 @@
 
 struct command {
 	const char *name;
-	const char *usage;
-	const char *summary;
+	const char *operands;
+	const char *summary; /* NULL: a helper process, not for users */
 	int (*run)(struct cli_options *o);
 	int min_args, max_args;
+	unsigned opts; /* the options it takes (OPT_*) */
 };
+
+static unsigned usage_errors;
+
+/* --theme names an installed theme, or it is a usage error that lists
+ * them. */
+static int theme_check(sqlite3 *db, const char *theme)
+{
+	_cleanup_(lookup_freep) struct lookup *l = NULL;
+	g_autoptr(GPtrArray) themes = NULL;
+	g_autofree char *list = NULL;
+	int r;
+
+	r = lookup_new(db, &l);
+	if (r >= 0)
+		r = lookup_themes(l, &themes);
+	if (r < 0)
+		return log_error_errno(r, "cannot list the themes: %m");
+	for (guint i = 0; i < themes->len; i++)
+		if (streq(themes->pdata[i], theme))
+			return 0;
+	g_ptr_array_add(themes, NULL);
+	list = g_strjoinv(", ", (char **)themes->pdata);
+	cli_usage_error("unknown theme '%s'; installed: %s", theme,
+			*list ? list : "none");
+	return -ENOENT;
+}
+
+void cli_usage_error(const char *fmt, ...)
+{
+	g_autofree char *msg = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	msg = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	log_error("%s", msg);
+	usage_errors++;
+}
+
+unsigned cli_usage_errors(void)
+{
+	return usage_errors;
+}
 
 int cli_index(const struct cli_options *o, const char *mountpoint,
 	      unsigned flags, sqlite3 **ret_db, char ***ret_basedirs)
 {
 	g_auto(GStrv) bases = basedirs_list(o->icon_dirs, mountpoint);
+	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
 	struct scan_stats st;
 	int r;
 
-	r = index_open(o->db, bases, flags, ret_db, &st);
+	/* the default list names directories that need not exist; a list
+	 * given by hand should not */
+	if (o->icon_dirs) {
+		g_auto(GStrv) dirs = g_strsplit(o->icon_dirs, ":", -1);
+
+		for (char **d = dirs; *d; d++)
+			if (**d && !g_file_test(*d, G_FILE_TEST_IS_DIR))
+				log_warning("icon directory '%s' is not a "
+					    "directory: nothing is indexed "
+					    "from it",
+					    *d);
+	}
+	r = index_open(o->db, bases, flags, &db, &st);
 	if (r < 0)
 		return r;
+	if (o->theme) {
+		r = theme_check(db, o->theme);
+		if (r < 0)
+			return r;
+	}
 	if (flags & INDEX_PROGRESS)
 		printf("%u themes, %u directories read, %llu icons, "
 		       "%u problems, %.2f s\n",
@@ -48,6 +111,7 @@ int cli_index(const struct cli_options *o, const char *mountpoint,
 		       st.seconds);
 	if (ret_basedirs)
 		*ret_basedirs = g_steal_pointer(&bases);
+	*ret_db = TAKE_PTR(db);
 	return 0;
 }
 
@@ -71,8 +135,9 @@ static int cmd_index(struct cli_options *o)
 	int r;
 
 	r = cli_index(o, mnt, INDEX_PROGRESS | INDEX_CHECK, &db, NULL);
-	if (r >= 0)
-		r = lookup_new(db, &l);
+	if (r < 0)
+		return 1;
+	r = lookup_new(db, &l);
 	if (r >= 0)
 		r = synth_new(&s);
 	if (r >= 0)
@@ -98,9 +163,11 @@ static int parse_int(const char *s, int min, int max, int *ret)
 
 int cli_parse_int(const char *s, int min, int max, const char *what, int *ret)
 {
-	if (parse_int(s, min, max, ret) < 0)
-		return log_error_errno(-EINVAL, "invalid %s '%s' (%d to %d)",
-				       what, s, min, max);
+	if (parse_int(s, min, max, ret) < 0) {
+		cli_usage_error("invalid %s '%s' (%d to %d)", what, s, min,
+				max);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -130,35 +197,66 @@ static int lookup_batch(struct lookup *l, const char *theme, int scale)
 	return 0;
 }
 
+/* An index file and its WAL companions. */
+static void remove_index(const char *path)
+{
+	static const char *const ext[] = { "", "-wal", "-shm" };
+
+	for (size_t i = 0; i < ELEMENTSOF(ext); i++) {
+		g_autofree char *f = g_strconcat(path, ext[i], NULL);
+
+		(void)unlink(f);
+	}
+}
+
 static int cmd_lookup(struct cli_options *o)
 {
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
 	_cleanup_(lookup_freep) struct lookup *l = NULL;
 	g_autofree char *mnt = default_mountpoint(o);
 	g_autofree char *theme = desktop_theme(o->theme, NULL);
-	g_autofree char *path = NULL;
+	g_autofree char *path = NULL, *scratch = NULL;
 	int size, ext, r;
 
-	if (o->batch != (o->n_args == 0)) {
-		log_error("lookup takes NAME SIZE, or --batch and no operands");
+	if (o->batch ? o->n_args != 0 : o->n_args != 2) {
+		cli_usage_error("'iconfs lookup' takes NAME SIZE, or --batch "
+				"and no operands");
 		return 2;
 	}
 	if (!o->batch && parse_int(o->args[1], 1, 65536, &size) < 0) {
-		log_error("invalid size '%s'", o->args[1]);
+		cli_usage_error("invalid size '%s' (1 to 65536)", o->args[1]);
 		return 2;
 	}
+	/* other directories than the user's never go into the user's index
+	 * (a mount may be serving it): a scratch index, gone afterwards */
+	if (o->icon_dirs && o->db_default) {
+		scratch = g_dir_make_tmp("iconfs-lookup-XXXXXX", NULL);
+		if (!scratch) {
+			log_error_errno(-errno, "cannot make a temporary "
+						"index: %m");
+			return 1;
+		}
+		o->db = g_build_filename(scratch, "index.sqlite", NULL);
+	}
 	/* no integrity check (it reads the whole file) for one lookup */
-	if (cli_index(o, mnt, 0, &db, NULL) < 0 || lookup_new(db, &l) < 0)
-		return 2;
-	if (o->batch)
-		return lookup_batch(l, theme, o->scale);
-	r = lookup_icon(l, theme, o->args[0], size, o->scale, &path, &ext);
-	if (r == -ENOENT)
-		return 1;
-	if (r < 0)
-		return 2;
-	printf("%s\n", path);
-	return 0;
+	r = cli_index(o, mnt, 0, &db, NULL);
+	if (r >= 0)
+		r = lookup_new(db, &l);
+	if (r >= 0 && o->batch)
+		r = lookup_batch(l, theme, o->scale);
+	else if (r >= 0)
+		r = lookup_icon(l, theme, o->args[0], size, o->scale, &path,
+				&ext);
+	if (r >= 0 && path)
+		printf("%s\n", path);
+	if (scratch) {
+		lookup_free(TAKE_PTR(l));
+		sqlite3_close_v2(TAKE_PTR(db));
+		remove_index(o->db);
+		(void)rmdir(scratch);
+		g_free(o->db);
+	}
+	return r == 2 ? 2 : r < 0 ? 1 : 0;
 }
 
 static int cmd_status(struct cli_options *o)
@@ -232,6 +330,7 @@ static int cmd_mount(struct cli_options *o)
 		.theme_pinned = o->theme != NULL,
 		.mountpoint = mnt,
 		.workers = (unsigned)o->workers,
+		.budget = o->budget,
 		.ready_fd = ready_fd,
 	};
 	return fs_mount(&fo) < 0 ? 1 : 0;
@@ -239,7 +338,9 @@ static int cmd_mount(struct cli_options *o)
 
 static int cmd_umount(struct cli_options *o)
 {
-	return mountpoint_unmount(o->mountpoint) < 0 ? 1 : 0;
+	g_autofree char *mnt = default_mountpoint(o);
+
+	return mountpoint_unmount(mnt) < 0 ? 1 : 0;
 }
 
 static int cmd_render(struct cli_options *o)
@@ -268,104 +369,189 @@ static int cmd_render_worker(struct cli_options *o)
 	return render_worker_main();
 }
 
-static const struct command commands[] = {
-	{ "index", "[--db FILE] [--icon-dirs D1:D2:...]",
-	  "build or refresh the index", cmd_index, 0, 0 },
-	{ "lookup",
-	  "[--db FILE] [--icon-dirs ...] [--theme T] [--scale S] NAME SIZE",
-	  "print the resolved source file; exit 1 if none", cmd_lookup, 0, 2 },
-	{ "mount",
-	  "[--db FILE] [--shared-db FILE|--no-shared-db] [--icon-dirs ...] "
-	  "[--theme T] [-f] [MOUNTPOINT]",
-	  "serve the flattened icon tree", cmd_mount, 0, 1 },
-	{ "render",
-	  "[--db FILE | --shared-db FILE] [--icon-dirs ...] "
-	  "[--theme T|--all-themes] [--sizes 16,24,...] [--scales 1,2] "
-	  "[--budget MIB]",
-	  "pre-render into the user's table or the shared layer", cmd_render, 0,
-	  0 },
-	{ "status",
-	  "[--db FILE] [--shared-db FILE|--no-shared-db] [MOUNTPOINT]",
-	  "what is indexed and cached, sizes, counts", cmd_status, 0, 1 },
-	{ "umount", "MOUNTPOINT", "unmount a mounted iconfs", cmd_umount, 1,
-	  1 },
-	{ "render-worker", "", NULL, cmd_render_worker, 0, 0 },
-	{ "read-ahead", "MOUNTPOINT", NULL, cmd_read_ahead, 1, 1 },
-	{ "watchdog-ping", "MOUNTPOINT", NULL, cmd_watchdog_ping, 1, 1 },
-	{ "mount-guard", "MOUNTPOINT", NULL, cmd_mount_guard, 1, 1 },
+/* Options: each command accepts those of its mask (and -d, -h). */
+enum {
+	OPT_DB = 1 << 0,
+	OPT_ICON_DIRS = 1 << 1,
+	OPT_THEME = 1 << 2,
+	OPT_SCALE = 1 << 3,
+	OPT_SIZES = 1 << 4,
+	OPT_SCALES = 1 << 5,
+	OPT_ALL_THEMES = 1 << 6,
+	OPT_BUDGET = 1 << 7,
+	OPT_SHARED_DB = 1 << 8,
+	OPT_NO_SHARED_DB = 1 << 9,
+	OPT_WORKERS = 1 << 10,
+	OPT_BATCH = 1 << 11,
+	OPT_FOREGROUND = 1 << 12,
+	OPT_ALWAYS = 1 << 13, /* -d, -h */
 };
+
+static const struct cli_option {
+	const char *name; /* long name; NULL for a short-only one */
+	int val;	  /* getopt's value: the short letter or a code */
+	bool arg;
+	unsigned bit;
+	const char *help;
+} cli_options[] = {
+	{ "db", 'D', true, OPT_DB,
+	  "--db FILE          the index (default "
+	  "$XDG_CACHE_HOME/iconfs/index.sqlite)" },
+	{ "icon-dirs", 'I', true, OPT_ICON_DIRS,
+	  "--icon-dirs LIST   base directories, colon-separated (the last "
+	  "one\n"
+	  "                     plays /usr/share/pixmaps)" },
+	{ "theme", 't', true, OPT_THEME,
+	  "--theme T          the theme (default: the desktop's setting, "
+	  "else\n"
+	  "                     hicolor); an installed one" },
+	{ "scale", 's', true, OPT_SCALE, "--scale S          1 to 3 (default 1)" },
+	{ "batch", 'B', false, OPT_BATCH,
+	  "--batch            read 'NAME SIZE [SCALE]' lines from stdin" },
+	{ "all-themes", 'A', false, OPT_ALL_THEMES,
+	  "--all-themes       every installed theme" },
+	{ "sizes", 'S', true, OPT_SIZES,
+	  "--sizes LIST       sizes, comma-separated (default 16,22,24,32,48,"
+	  "64\n"
+	  "                     and the theme's own, up to 256)" },
+	{ "scales", 'C', true, OPT_SCALES,
+	  "--scales LIST      scales (default 1,2; 1 with --sizes)" },
+	{ "budget", 'U', true, OPT_BUDGET,
+	  "--budget MIB       the renders kept fill at most this much "
+	  "(default 512,\n"
+	  "                     1024 for the shared layer)" },
+	{ "shared-db", 'H', true, OPT_SHARED_DB,
+	  "--shared-db FILE   the shared layer of renders (default " CLI_SHARED_DB
+	  ")" },
+	{ "no-shared-db", 'N', false, OPT_NO_SHARED_DB,
+	  "--no-shared-db     do not read the shared layer" },
+	{ "workers", 'w', true, OPT_WORKERS,
+	  "--workers N        render worker processes, 1 to 16 (default 2)" },
+	{ NULL, 'f', false, OPT_FOREGROUND,
+	  "-f                 stay in the foreground, logging to stderr" },
+	{ "debug", 'd', false, OPT_ALWAYS, "-d, --debug        debug messages" },
+	{ "help", 'h', false, OPT_ALWAYS, "-h, --help         this help" },
+};
+
+static int cmd_help(struct cli_options *o);
+
+static const struct command commands[] = {
+	{ "index", "", "build or refresh the index", cmd_index, 0, 0,
+	  OPT_DB | OPT_ICON_DIRS },
+	{ "lookup", "NAME SIZE",
+	  "print the file the icon theme specification resolves; exit 1 if "
+	  "none",
+	  cmd_lookup, 0, 2,
+	  OPT_DB | OPT_ICON_DIRS | OPT_THEME | OPT_SCALE | OPT_BATCH },
+	{ "mount", "[MOUNTPOINT]",
+	  "serve the flattened icon tree (default $XDG_RUNTIME_DIR/iconfs)",
+	  cmd_mount, 0, 1,
+	  OPT_DB | OPT_SHARED_DB | OPT_NO_SHARED_DB | OPT_ICON_DIRS |
+		  OPT_THEME | OPT_WORKERS | OPT_BUDGET | OPT_FOREGROUND },
+	{ "render", "",
+	  "pre-render into the user's table or the shared layer", cmd_render,
+	  0, 0,
+	  OPT_DB | OPT_SHARED_DB | OPT_ICON_DIRS | OPT_THEME | OPT_ALL_THEMES |
+		  OPT_SIZES | OPT_SCALES | OPT_BUDGET | OPT_WORKERS },
+	{ "status", "[MOUNTPOINT]",
+	  "what is indexed, cached and mounted; exit 1 if not mounted",
+	  cmd_status, 0, 1, OPT_DB | OPT_SHARED_DB | OPT_NO_SHARED_DB },
+	{ "umount", "[MOUNTPOINT]", "unmount an iconfs mount of this user",
+	  cmd_umount, 0, 1, 0 },
+	{ "help", "[COMMAND]", "this help, or a command's", cmd_help, 0, 1,
+	  0 },
+	{ "render-worker", "", NULL, cmd_render_worker, 0, 0, 0 },
+	{ "read-ahead", "MOUNTPOINT", NULL, cmd_read_ahead, 1, 1, 0 },
+	{ "watchdog-ping", "MOUNTPOINT", NULL, cmd_watchdog_ping, 1, 1, 0 },
+	{ "mount-guard", "MOUNTPOINT", NULL, cmd_mount_guard, 1, 1, 0 },
+};
+
+static const struct command *command_find(const char *name)
+{
+	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
+		if (streq(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: iconfs COMMAND [OPTIONS]\n\n"
-		"A read-only FUSE filesystem of the installed icon themes.\n\n"
+		"usage: iconfs COMMAND [OPTIONS] [OPERANDS]\n\n"
+		"The installed icon themes as one read-only FUSE filesystem.\n\n"
 		"commands:\n");
 	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
 		if (commands[i].summary)
 			fprintf(f, "  %-8s %s\n", commands[i].name,
 				commands[i].summary);
-	fprintf(f, "\n'iconfs COMMAND --help' shows a command's options.\n");
+	fprintf(f, "\n'iconfs COMMAND --help' shows a command's options; "
+		   "'man iconfs' tells more.\n"
+		   "Exit status: 0 success, 1 failure, 2 usage error.\n");
 }
 
 static void command_usage(const struct command *c, FILE *f)
 {
-	fprintf(f, "usage: iconfs %s %s\n\n%s\n", c->name, c->usage,
-		c->summary);
-	fprintf(f,
-		"\n"
-		"  --db FILE         index file (default "
-		"$XDG_CACHE_HOME/iconfs/index.sqlite)\n"
-		"  --icon-dirs LIST  base directories, colon-separated\n"
-		"  --theme T         theme (default: GTK or KDE setting, "
-		"else hicolor)\n"
-		"  --scale S         scale for lookup (default 1)\n"
-		"  --sizes LIST      sizes for render (default 16,22,24,32,"
-		"48,64 and\n"
-		"                    the sizes the theme declares, up to "
-		"256)\n"
-		"  --scales LIST     scales for render (default 1,2; 1 with "
-		"--sizes)\n"
-		"  --all-themes      render: every installed theme\n"
-		"  --budget MIB      render: stop when the renders fill this "
-		"much\n"
-		"                    (default 512, 1024 for the shared "
-		"layer)\n"
-		"  --shared-db FILE  the shared layer of renders "
-		"(default " CLI_SHARED_DB ")\n"
-		"  --no-shared-db    mount: do not read the shared layer\n"
-		"  --workers N       render worker processes (default 2)\n"
-		"  --batch           lookup: read 'NAME SIZE [SCALE]' lines "
-		"from stdin\n"
-		"  -f                stay in the foreground\n"
-		"  -d                debug log\n");
+	fprintf(f, "usage: iconfs %s%s%s%s\n\n%s\n\noptions:\n", c->name,
+		c->opts ? " [OPTIONS]" : "", *c->operands ? " " : "",
+		c->operands, c->summary ? c->summary : "");
+	for (size_t i = 0; i < ELEMENTSOF(cli_options); i++)
+		if (cli_options[i].bit & (c->opts | OPT_ALWAYS))
+			fprintf(f, "  %s\n", cli_options[i].help);
+}
+
+static int cmd_help(struct cli_options *o)
+{
+	const struct command *c;
+
+	if (o->n_args == 0) {
+		usage(stdout);
+		return 0;
+	}
+	c = command_find(o->args[0]);
+	if (!c || !c->summary) {
+		cli_usage_error("unknown command '%s' (see 'iconfs help')",
+				o->args[0]);
+		return 2;
+	}
+	command_usage(c, stdout);
+	return 0;
+}
+
+static const struct cli_option *option_of(int val)
+{
+	for (size_t i = 0; i < ELEMENTSOF(cli_options); i++)
+		if (cli_options[i].val == val)
+			return &cli_options[i];
+	return NULL;
 }
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "db", required_argument, NULL, 'D' },
-		{ "icon-dirs", required_argument, NULL, 'I' },
-		{ "theme", required_argument, NULL, 't' },
-		{ "scale", required_argument, NULL, 's' },
-		{ "sizes", required_argument, NULL, 'S' },
-		{ "scales", required_argument, NULL, 'C' },
-		{ "all-themes", no_argument, NULL, 'A' },
-		{ "budget", required_argument, NULL, 'U' },
-		{ "shared-db", required_argument, NULL, 'H' },
-		{ "no-shared-db", no_argument, NULL, 'N' },
-		{ "workers", required_argument, NULL, 'w' },
-		{ "batch", no_argument, NULL, 'B' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{},
-	};
+	struct option longopts[ELEMENTSOF(cli_options) + 1] = { 0 };
+	char shortopts[2 * ELEMENTSOF(cli_options) + 2] = "";
 	struct cli_options o = { .scale = 1, .workers = 2 };
 	g_autofree char *shared_db = NULL;
-	int budget_mib = 0;
+	int budget_mib = 0, n = 0, c, r;
 	g_autofree char *db = NULL, *mountpoint = NULL;
-	const struct command *cmd = NULL;
-	int c;
+	const struct command *cmd;
+
+	for (size_t i = 0; i < ELEMENTSOF(cli_options); i++) {
+		const struct cli_option *co = &cli_options[i];
+
+		if (co->name)
+			longopts[n++] = (struct option){
+				co->name, co->arg ? required_argument
+						  : no_argument,
+				NULL, co->val
+			};
+		if (co->val < 128 && (co->val == 'f' || co->val == 'd' ||
+				      co->val == 'h')) {
+			size_t l = strlen(shortopts);
+
+			shortopts[l] = (char)co->val;
+			shortopts[l + 1] = '\0';
+		}
+	}
 
 	if (argc < 2) {
 		usage(stderr);
@@ -375,25 +561,50 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (streq(argv[1], "--version")) {
+	if (streq(argv[1], "--version") || streq(argv[1], "-V")) {
 		printf("iconfs %s\n", ICONFS_VERSION);
 		return 0;
 	}
-	for (size_t i = 0; i < ELEMENTSOF(commands); i++)
-		if (streq(argv[1], commands[i].name))
-			cmd = &commands[i];
+	cmd = command_find(argv[1]);
 	if (!cmd) {
-		log_error("unknown command '%s'", argv[1]);
-		usage(stderr);
+		cli_usage_error("unknown command '%s' (see 'iconfs help')",
+				argv[1]);
 		return 2;
 	}
-
 	/* a helper of a daemon in the background logs where the daemon does */
 	if (!cmd->summary)
 		log_open_inherited();
+
 	argc--;
 	argv++;
-	while ((c = getopt_long(argc, argv, "+fdh", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+		const struct cli_option *co = option_of(c);
+
+		if (c == '?' || c == ':') {
+			const struct cli_option *missing = option_of(optopt);
+
+			if (optopt && missing && missing->arg)
+				cli_usage_error("option '%s' needs a value",
+						argv[optind - 1]);
+			else
+				cli_usage_error("unknown option '%s'",
+						argv[optind - 1]);
+			fprintf(stderr, "see 'iconfs %s --help'\n",
+				cmd->name);
+			return 2;
+		}
+		if (!co || !(co->bit & (cmd->opts | OPT_ALWAYS))) {
+			cli_usage_error("option '%s%s' does not apply to "
+					"'iconfs %s'",
+					co && co->name ? "--" : "-",
+					co && co->name ? co->name
+						       : (char[]){ (char)c, 0 },
+					cmd->name);
+			fprintf(stderr, "see 'iconfs %s --help'\n",
+				cmd->name);
+			return 2;
+		}
 		switch (c) {
 		case 'D':
 			o.db = optarg;
@@ -445,39 +656,43 @@ int main(int argc, char **argv)
 		case 'h':
 			command_usage(cmd, stdout);
 			return 0;
-		case 'V':
-			printf("iconfs %s\n", ICONFS_VERSION);
-			return 0;
-		default:
-			command_usage(cmd, stderr);
-			return 2;
 		}
 	}
 	o.args = argv + optind;
 	o.n_args = argc - optind;
 	if (o.n_args < cmd->min_args || o.n_args > cmd->max_args) {
-		command_usage(cmd, stderr);
+		cli_usage_error("'iconfs %s' takes %s%s", cmd->name,
+				*cmd->operands ? "" : "no operands",
+				cmd->operands);
+		fprintf(stderr, "see 'iconfs %s --help'\n", cmd->name);
+		return 2;
+	}
+	if (o.theme && o.all_themes) {
+		cli_usage_error("--theme and --all-themes exclude each other");
+		return 2;
+	}
+	if (o.shared_db && o.no_shared_db) {
+		cli_usage_error("--shared-db and --no-shared-db exclude each "
+				"other");
 		return 2;
 	}
 	/* absolute and without "." or "..": the mount table names it so */
 	if ((streq(cmd->name, "mount") || streq(cmd->name, "umount") ||
-	     streq(cmd->name, "mount-guard")) &&
+	     streq(cmd->name, "status") || streq(cmd->name, "mount-guard")) &&
 	    o.n_args > 0)
 		o.mountpoint = mountpoint = g_canonicalize_filename(o.args[0],
 								    NULL);
 	/* absolute: the mount daemon changes its directory to / */
+	o.db_default = !o.db;
 	o.db = db = o.db ? g_canonicalize_filename(o.db, NULL)
 			 : basedirs_default_db();
 	if (o.shared_db)
 		o.shared_db = shared_db =
 			g_canonicalize_filename(o.shared_db, NULL);
-	if (o.theme && o.all_themes) {
-		log_error("--theme and --all-themes exclude each other");
-		return 2;
-	}
 	o.budget = (budget_mib	  ? budget_mib
 		    : o.shared_db ? CLI_SHARED_BUDGET_MIB
 				  : CLI_BUDGET_MIB) *
 		   (1LL << 20);
-	return cmd->run(&o);
+	r = cmd->run(&o);
+	return cli_usage_errors() ? 2 : r;
 }

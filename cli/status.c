@@ -106,7 +106,7 @@ int cli_status(struct cli_options *o)
 	printf("%-16s %s\n", "index", o->db);
 	if (stat(o->db, &st) < 0) {
 		printf("%-16s not built yet (run 'iconfs index')\n", "state");
-		return 0;
+		return -ENOTCONN;
 	}
 	r = db_open(o->db, DB_READONLY, &db);
 	if (r < 0)
@@ -130,7 +130,7 @@ int cli_status(struct cli_options *o)
 	n = getxattr(mnt, VIEW_XATTR_COUNTERS, value, sizeof(value) - 1);
 	if (n < 0) {
 		printf("%-16s %s (not mounted)\n", "mountpoint", mnt);
-		return 0;
+		return -ENOTCONN;
 	}
 	value[n] = '\0';
 	printf("%-16s %s (mounted)\n", "mountpoint", mnt);

@@ -39,10 +39,10 @@
 /* `iconfs umount` of a busy mount: tries, 100 ms apart. */
 
 /* Byte budget of the blob table. */
-#define FS_BLOB_BUDGET (512LL * 1024 * 1024)
 
 struct fs {
 	const char *db_path;
+	long long budget; /* bytes the stored renders may fill */
 	struct tree *tree;
 	struct content *content;
 	struct synth *synth;
@@ -410,7 +410,7 @@ static char *counters_text(struct fs *fs)
 		"cache_errors %llu\nworker_restarts %llu\nnodes %u\n"
 		"negatives %u\ninvalidations %llu\nnode_bytes %llu\n"
 		"read_ahead %llu\nread_ahead_done %d\nresolved_ahead %llu\n"
-		"watch_ready %d\n",
+		"watch_ready %d\nbudget_mib %lld\n",
 		(unsigned long long)t->lookups, (unsigned long long)t->negative,
 		(unsigned long long)t->getattrs, (unsigned long long)t->opens,
 		(unsigned long long)t->reads, (unsigned long long)t->readdirs,
@@ -425,7 +425,7 @@ static char *counters_text(struct fs *fs)
 		content_worker_restarts(fs->content), nodes, negatives,
 		(unsigned long long)t->invalidations, (unsigned long long)bytes,
 		ahead, ahead_done, prefetch_taken(fs->prefetch),
-		watch_ready(fs->watch));
+		watch_ready(fs->watch), fs->budget >> 20);
 }
 
 static void fs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
@@ -658,7 +658,7 @@ int fs_mount(const struct fs_options *o)
 	struct watch *watch = NULL;
 	struct watchdog *dog = NULL;
 	struct desktop_watch *desktop = NULL;
-	struct fs fs = { .db_path = o->db };
+	struct fs fs = { .db_path = o->db, .budget = o->budget };
 	_cleanup_close_ int ready_fd = o->ready_fd, guard_fd = -1;
 	int r;
 
@@ -671,7 +671,7 @@ int fs_mount(const struct fs_options *o)
 	if (r < 0)
 		return r;
 	r = content_new(o->db, o->shared_db, o->basedirs, o->workers,
-			RENDER_DEADLINE_MS, FS_BLOB_BUDGET, &fs.content);
+			RENDER_DEADLINE_MS, o->budget, &fs.content);
 	if (r < 0)
 		return r;
 	r = synth_new(&fs.synth);

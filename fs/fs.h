@@ -14,6 +14,7 @@ struct fs_options {
 	bool theme_pinned;	  /* --theme: do not follow the desktop */
 	const char *mountpoint;
 	unsigned workers; /* render worker processes */
+	long long budget; /* bytes the stored renders may fill */
 	int ready_fd;	  /* daemon_begin's, or -1 in the foreground */
 };
 

@@ -280,6 +280,7 @@ static void db_move_aside(const char *path)
 		    path, path);
 }
 
+/* Make the index's directory if missing; a new index needs it writable. */
 static int mkdir_parents(const char *path)
 {
 	_cleanup_free_ char *p = strdup(path);
@@ -292,6 +293,16 @@ static int mkdir_parents(const char *path)
 		if (mkdir(p, 0700) < 0 && errno != EEXIST)
 			return -errno;
 		*s = '/';
+	}
+	/* SQLite says "unable to open" (ENOENT) where the directory is
+	 * read-only: name the real cause */
+	if (access(path, F_OK) < 0 && errno == ENOENT) {
+		char *slash = strrchr(p, '/');
+
+		if (slash && slash != p)
+			*slash = '\0';
+		if (access(p, W_OK | X_OK) < 0)
+			return -errno;
 	}
 	return 0;
 }
@@ -381,8 +392,7 @@ int db_open(const char *path, unsigned flags, sqlite3 **ret)
 		r = mkdir_parents(path);
 		if (r < 0)
 			return log_error_errno(r,
-					       "cannot create directory for "
-					       "index '%s': %m",
+					       "cannot create index '%s': %m",
 					       path);
 	}
 	r = db_open_once(path, flags, ret);

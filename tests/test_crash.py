@@ -15,6 +15,8 @@ import tempfile
 import threading
 import time
 
+import asuser
+
 from common import (ICONFS, check, check_eq, counters, fill_disk, finish, lookup_batch, mounted,
                     need_fuse, need_theme, png_size, run, symlink_farm)
 
