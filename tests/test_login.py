@@ -386,9 +386,10 @@ def judge(r):
     kprobe = kill.get("probe", {})
     say(f"4. after kill -9 of pid {kill.get('pid')}: a working mount after {fmt(k)} "
         f"(new pid {kill.get('new_pid')}, mounts at {MNT}: {kill.get('mounts')})")
-    check(k is not None and k <= 3,
+    check(k is not None and k <= 3 and kill.get("new_pid") not in (None, 0, kill.get("pid")),
           f"4. a working mount within 3 s of kill -9: {fmt(k)} ({kprobe.get('error') or ''} "
-          f"errors {kprobe.get('errors')}; unit {kill.get('unit')}; mounts {kill.get('mounts')}; "
+          f"errors {kprobe.get('errors')}; new pid {kill.get('new_pid')}; unit {kill.get('unit')}; "
+          f"mounts {kill.get('mounts')}; "
           f"{kill.get('error') or ''})")
 
     hang = r.get("hang", {})
@@ -398,9 +399,11 @@ def judge(r):
     say(f"5. after SIGSTOP of pid {hang.get('pid')}: a working mount after {fmt(h)} "
         f"(WatchdogSec {hang.get('watchdog')}, new pid {hang.get('new_pid')}, "
         f"mounts {hang.get('mounts')})")
-    check(h is not None and wd is not None and h <= wd + 5,
+    check(h is not None and wd is not None and h <= wd + 5 and hang.get("stopped")
+          and hang.get("new_pid") not in (None, 0, hang.get("pid")),
           f"5. a working mount within WatchdogSec + 5 s ({fmt(wd and wd + 5)}) of a hang: "
           f"{fmt(h)} ({hprobe.get('error') or ''} errors {hprobe.get('errors')}; "
+          f"daemon stopped {hang.get('stopped')}, new pid {hang.get('new_pid')}; "
           f"unit {hang.get('unit')}; mounts {hang.get('mounts')}; {hang.get('error') or ''})")
     say(f"K1 kill={'%.2f' % k if k is not None else 'none'} "
         f"hang={'%.2f' % h if h is not None else 'none'} "

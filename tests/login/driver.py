@@ -215,6 +215,25 @@ def gone(pid, timeout):
     return not os.path.exists(f"/proc/{pid}")
 
 
+def stopped(pid, timeout):
+    """Wait until every thread of `pid` is stopped: kill(SIGSTOP) returns
+    before the group stop is done, and a thread still running may answer
+    a request sent at once."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            states = []
+            for t in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{t}/stat") as f:
+                    states.append(f.read().rsplit(")", 1)[1].split()[0])
+        except OSError:
+            return False
+        if states and all(st in "tT" for st in states):
+            return True
+        time.sleep(0.001)
+    return False
+
+
 class Driver:
     def __init__(self, out):
         self.out = out
@@ -380,9 +399,11 @@ class Driver:
         probe = Probe(limit + 20)
         t0 = time.monotonic()
         os.kill(pid, signal.SIGSTOP)
+        was_stopped = stopped(pid, 5)
         probe.go()
         r = probe.result()
-        res = {"pid": pid, "watchdog": wd, "watchdog_s": watchdog, "probe": r,
+        res = {"pid": pid, "stopped": was_stopped, "watchdog": wd, "watchdog_s": watchdog,
+               "probe": r,
                "new_pid": main_pid(), "mounts": mount_entries(), "unit": unit_state()}
         if r["t"] is not None:
             res["answer_after_s"] = r["t"] - t0
