@@ -20,6 +20,13 @@ user's session; this side judges:
  8. the daemon's messages are in `journalctl --user -u iconfs`.
 
 Needs root (a booted container); skipped only without root or /dev/fuse.
+The box's /dev/fuse is the host's, bound in and set to 0666 as Debian's
+udev rule makes it. On a host with cgroup v1 controllers and v2 beside
+them (hybrid) the box gets the v2 hierarchy, as Debian 12 boots. On a
+failure the box's console, journal and the unit's status are printed;
+ICONFS_KEEP_BOX=1 keeps the run's directory (overlay, results) for a look.
+The figures of 4 and 5 are printed for scripts/bench as
+`K1 kill=SECONDS hang=SECONDS watchdog=SECONDS` ("none": not measured).
 """
 import fcntl
 import json
@@ -345,8 +352,8 @@ def tail(path, n=120):
     return "\n".join(lines[-n:])
 
 
-def fmt(x, unit=" s"):
-    return "none" if x is None else f"{x:.2f}{unit}"
+def fmt(x, unit=" s", sign=""):
+    return "none" if x is None else f"{x:{sign}.2f}{unit}"
 
 
 # ---------------------------------------------------------------- the checks
@@ -357,9 +364,10 @@ def judge(r):
     probe = login.get("probe", {})
     rel = {k: (login[k] - login["manager_start"]) if login.get(k) and login.get("manager_start")
            else None for k in ("unit_start", "unit_ready", "manager_ready", "probe_started")}
+    at = {k: fmt(v, sign="+") for k, v in rel.items()}
     say(f"1. mount answers {fmt(a)} after the user manager's start (unit started at "
-        f"+{fmt(rel['unit_start'])}, ready at +{fmt(rel['unit_ready'])}, manager ready at "
-        f"+{fmt(rel['manager_ready'])}, probe from +{fmt(rel['probe_started'])}); theme "
+        f"{at['unit_start']}, ready at {at['unit_ready']}, manager ready at "
+        f"{at['manager_ready']}, probe polling from {at['probe_started']}); theme "
         f"{probe.get('value')!r}, icons/ {str(probe.get('icons'))[:200]}")
     check(a is not None and a <= 5,
           f"1. the mount answers within 5 s of the user manager's start: {fmt(a)} "
