@@ -321,7 +321,8 @@ def run_box(work):
         try:
             rc = p.wait(timeout=BOOT_TIMEOUT)
         except BaseException as e:  # an overrun, or the test runner's SIGTERM
-            say(f"the box overran ({type(e).__name__}): powering it off")
+            say("the box overran: powering it off" if isinstance(e, subprocess.TimeoutExpired)
+                else f"interrupted ({e!r}): powering the box off")
             inits = children(p.pid)  # the container's PID 1
             p.send_signal(signal.SIGTERM)  # nspawn asks the box to power off
             try:
