@@ -66,6 +66,13 @@ int blob_touch(sqlite3 *db, const char *source, unsigned px, long long when);
 /* Total bytes of stored renders (read from an index, not the data). */
 long long blob_total(sqlite3 *db);
 
+/* A render that only answered a stat (browsing: `ls -l`, `du`, a file
+ * manager) is stored as used this long (seconds) before it was: eviction,
+ * least recently used first, takes every one of those before any render a
+ * program read, learned or read ahead. Its first read makes it an
+ * ordinary render (blob_touch with the time). */
+#define BLOB_STAT_TIER (1LL << 32)
+
 /* Delete least recently used rows until `want` bytes are freed or
  * `max_rows` rows went. Returns the bytes freed or -errno. */
 long long blob_evict(sqlite3 *db, long long want, unsigned max_rows);

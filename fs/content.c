@@ -49,6 +49,7 @@ struct content {
 	struct store *store;
 	char *shared; /* the shared layer of renders, when usable */
 	unsigned deadline_ms;
+	bool stat_tier; /* renders nobody read yet go in the lower tier */
 	struct content_counters counters;
 
 	pthread_mutex_t lock;
@@ -110,6 +111,11 @@ struct content_counters *content_counters(struct content *c)
 int content_sync(struct content *c, unsigned timeout_ms)
 {
 	return store_sync(c->store, timeout_ms);
+}
+
+void content_set_stat_tier(struct content *c, bool on)
+{
+	c->stat_tier = on;
 }
 
 void content_drop_source(struct content *c, const char *real)
@@ -210,8 +216,9 @@ static int read_fd(int fd, size_t size, void **ret)
 }
 
 /* A stored or queued render: 0 (with the bytes when ret_data is not NULL),
- * -EIO for a verdict on the source, -ENOENT when there is none. A use is
- * noted when the stored one is old. */
+ * -EIO for a verdict on the source, -ENOENT when there is none. A read
+ * (the bytes wanted) is noted as a use when the stored one is old or only
+ * answered stats so far; a stat is not. */
 static int content_stored(struct content *c, struct blob_reader *b,
 			  const struct blob_key *k, void **ret_data,
 			  size_t *ret_len)
@@ -220,6 +227,8 @@ static int content_stored(struct content *c, struct blob_reader *b,
 	int r;
 
 	r = store_get_pending(c->store, k, ret_data, ret_len);
+	if (r == 0 && ret_data && c->stat_tier)
+		store_touch(c->store, k->source, k->px);
 	if (r != -ENOENT)
 		return r;
 	r = blob_get(b, k, ret_data, ret_len, &used);
@@ -227,7 +236,8 @@ static int content_stored(struct content *c, struct blob_reader *b,
 		atomic_fetch_add(&c->counters.shared_hits, 1);
 		return 0;
 	}
-	if (r == 0 && time(NULL) - used > CONTENT_USED_GRANULARITY)
+	if (r == 0 && ret_data &&
+	    time(NULL) - used > CONTENT_USED_GRANULARITY)
 		store_touch(c->store, k->source, k->px);
 	return r;
 }
@@ -336,7 +346,7 @@ static int content_render_now(struct content *c, int fd,
 			    "changes",
 			    k->source, k->px,
 			    r == -EFBIG ? "too large" : "not a usable image");
-		store_put(c->store, k, -r, NULL, 0);
+		store_put(c->store, k, -r, NULL, 0, false);
 		return -EIO;
 	}
 	if (r < 0) {
@@ -349,7 +359,7 @@ static int content_render_now(struct content *c, int fd,
 		return -EIO;
 	}
 	retry_note(c, key, false);
-	store_put(c->store, k, 0, png, png_len);
+	store_put(c->store, k, 0, png, png_len, c->stat_tier && !ret_data);
 	*ret_len = png_len;
 	if (ret_data)
 		*ret_data = TAKE_PTR(png);

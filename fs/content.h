@@ -58,6 +58,11 @@ struct content_counters *content_counters(struct content *c);
 /* Wait until the renders queued so far are stored (or given up). */
 int content_sync(struct content *c, unsigned timeout_ms);
 
+/* With `on` (a mount), a render that only answered a stat is stored in the
+ * lower tier of the budget (BLOB_STAT_TIER), evicted before any render a
+ * program read; its first read lifts it. Off (pre-rendering) by default. */
+void content_set_stat_tier(struct content *c, bool on);
+
 /* Forget every stored render of the source at real path `real`. */
 void content_drop_source(struct content *c, const char *real);
 

@@ -132,6 +132,9 @@ static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	int r;
 
 	atomic_fetch_add(&tree_counters(fs->tree)->lookups, 1);
+	/* a program stats an entry of a listed view: render the view ahead */
+	if (x && !x->stored_only)
+		(void)prefetch_stat(fs->prefetch, parent);
 	r = x ? tree_lookup(fs->tree, x, parent, name, &ino, &st,
 			    &negative_timeout)
 	      : -EIO;
@@ -201,20 +204,24 @@ static void fs_opendir(fuse_req_t req, fuse_ino_t ino,
 /* One entry of a READDIRPLUS reply with its attributes, as a LOOKUP would
  * give them (the kernel counts it as one): `ls -l`, file managers and
  * backup tools then stat no entry again, one request per chunk of the
- * listing instead of a LOOKUP per entry. An icon not rendered yet is
- * waited for (the listing's prefetch renders the view on every worker, in
- * this order) until the chunk's budget is spent; after that only stored
- * ones get attributes. Without them (ino 0, and always for "." and "..")
- * the kernel looks the entry up when asked. */
+ * listing instead of a LOOKUP per entry. A listing by itself renders
+ * nothing and resolves no icon (`find`, `ls`): files get attributes only
+ * in a view whose entries programs stat (prefetch_stat), and there an
+ * icon not rendered yet is waited for (the view's prefetch renders it on
+ * every worker, in this order) until the chunk's budget is spent; after
+ * that only stored ones get attributes. Without them (ino 0, and always
+ * for "." and "..") the kernel looks the entry up when asked. */
 static void dirplus_entry(struct fs *fs, struct tree_ctx *x, uint64_t dir,
-			  const char *name, long long budget_end,
-			  struct fuse_entry_param *e)
+			  const char *name, unsigned char type,
+			  long long budget_end, struct fuse_entry_param *e)
 {
 	struct stat st;
 	double negative_timeout;
 	uint64_t ino;
 
 	if (!x || streq(name, ".") || streq(name, ".."))
+		return;
+	if (type != DT_DIR && !prefetch_statted(fs->prefetch, dir))
 		return;
 	if (now_ms() >= budget_end)
 		x->stored_only = true;
@@ -263,7 +270,7 @@ static void fs_readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size,
 				break;
 			e.attr.st_ino = (ino_t)child;
 			e.attr.st_mode = type == DT_DIR ? S_IFDIR : S_IFREG;
-			dirplus_entry(fs, x, ino, name, budget_end, &e);
+			dirplus_entry(fs, x, ino, name, type, budget_end, &e);
 			n = fuse_add_direntry_plus(req, buf + used, size - used,
 						   name, &e, i + 1);
 		} else {
@@ -674,6 +681,7 @@ int fs_mount(const struct fs_options *o)
 			RENDER_DEADLINE_MS, o->budget, &fs.content);
 	if (r < 0)
 		return r;
+	content_set_stat_tier(fs.content, true);
 	r = synth_new(&fs.synth);
 	if (r >= 0)
 		r = tree_new(o->theme, o->theme_source ? o->theme_source : "",

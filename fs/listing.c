@@ -70,7 +70,8 @@ static int list_theme(struct tree_ctx *x, const char *theme, struct listing *ls)
 /* Icons: symbolic names only as SVG under icons/ (toolkits recolour them),
  * rendered like any other in the flat views. */
 static int list_icons(struct tree *t, struct tree_ctx *x, struct prefetch *pf,
-		      const struct tree_node *dir, struct listing *ls)
+		      uint64_t ino, const struct tree_node *dir,
+		      struct listing *ls)
 {
 	bool svg = dir->kind == TREE_SCALABLE;
 	g_autoptr(GPtrArray) names = NULL;
@@ -87,11 +88,11 @@ static int list_icons(struct tree *t, struct tree_ctx *x, struct prefetch *pf,
 		listing_add(ls, g_strconcat(n, svg ? ".svg" : ".png", NULL),
 			    DT_REG);
 	}
-	/* whoever lists a size view is about to stat its icons */
+	/* rendered ahead once a program stats one of them, not before */
 	if (pf && !svg)
-		prefetch_view(pf, dir->theme, dir->size, dir->scale, names,
-			      dir->kind == TREE_SIZEDIR,
-			      synth_generation(tree_synth(t)));
+		prefetch_listed(pf, ino, dir->theme, dir->size, dir->scale,
+				names, dir->kind == TREE_SIZEDIR,
+				synth_generation(tree_synth(t)));
 	return 0;
 }
 
@@ -124,7 +125,7 @@ static int listing_build_once(struct tree *t, struct tree_ctx *x,
 		case TREE_SIZEDIR:
 		case TREE_FLATDIR:
 		case TREE_SCALABLE:
-			r = list_icons(t, x, pf, &dir, ls);
+			r = list_icons(t, x, pf, ino, &dir, ls);
 			break;
 		default:
 			r = -ENOTDIR;

@@ -18,6 +18,18 @@
  * leaves what it resolved behind until the index changes or the table is
  * full (then it starts again empty). */
 #define PREFETCH_RESOLVED_MAX 4096
+/* Listed views remembered for a stat that would start their prefetch. */
+#define PREFETCH_LISTED_MAX 256
+
+/* A listed view, by its directory's inode. */
+struct listed {
+	char *theme;
+	int size, scale;
+	GPtrArray *names;
+	bool skip_symbolic;
+	uint64_t generation;
+	bool statted; /* its prefetch started */
+};
 
 struct job {
 	char *theme;
@@ -39,6 +51,7 @@ struct prefetch {
 	pthread_cond_t wake;
 	GQueue jobs;	  /* struct job; lock */
 	GHashTable *seen; /* "gen/theme/size/scale"; lock */
+	GHashTable *listed; /* dir inode (gint64 *) → struct listed; lock */
 	bool stop;	  /* lock */
 
 	/* "theme/size/scale/name" → struct icon_content, all of one index
@@ -104,6 +117,15 @@ bool prefetch_take(struct prefetch *p, const char *theme, int size, int scale,
 	}
 	pthread_mutex_unlock(&p->resolved_lock);
 	return kept != NULL;
+}
+
+static void listed_free(void *p)
+{
+	struct listed *l = p;
+
+	g_ptr_array_unref(l->names);
+	g_free(l->theme);
+	g_free(l);
 }
 
 static void job_free(struct job *j)
@@ -207,6 +229,8 @@ int prefetch_new(const char *db_path, unsigned threads, struct content *content,
 	pthread_cond_init(&p->wake, NULL);
 	g_queue_init(&p->jobs);
 	p->seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	p->listed = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+					  listed_free);
 	pthread_mutex_init(&p->resolved_lock, NULL);
 	p->resolved = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 					    resolved_free);
@@ -232,6 +256,7 @@ struct prefetch *prefetch_free(struct prefetch *p)
 		(void)pthread_join(p->threads[i], NULL);
 	g_queue_clear_full(&p->jobs, (GDestroyNotify)job_free);
 	g_hash_table_destroy(p->seen);
+	g_hash_table_destroy(p->listed);
 	g_hash_table_destroy(p->resolved);
 	pthread_mutex_destroy(&p->resolved_lock);
 	pthread_mutex_destroy(&p->lock);
@@ -242,32 +267,88 @@ struct prefetch *prefetch_free(struct prefetch *p)
 	return NULL;
 }
 
-void prefetch_view(struct prefetch *p, const char *theme, int size, int scale,
-		   GPtrArray *names, bool skip_symbolic, uint64_t generation)
+/* Queue the prefetch of a listed view, once per index generation; with
+ * lock held. */
+static void queue_view(struct prefetch *p, const struct listed *l)
 {
 	g_autofree char *key = g_strdup_printf("%" G_GUINT64_FORMAT "/%s/%d/%d",
-					       generation, theme, size, scale);
+					       l->generation, l->theme,
+					       l->size, l->scale);
 	struct job *j;
 
-	pthread_mutex_lock(&p->lock);
 	if (g_hash_table_contains(p->seen, key) ||
-	    g_queue_get_length(&p->jobs) >= PREFETCH_JOBS_MAX) {
-		pthread_mutex_unlock(&p->lock);
+	    g_queue_get_length(&p->jobs) >= PREFETCH_JOBS_MAX)
 		return;
-	}
 	if (g_hash_table_size(p->seen) >= PREFETCH_SEEN_MAX)
 		g_hash_table_remove_all(p->seen);
 	g_hash_table_add(p->seen, g_steal_pointer(&key));
 	j = g_new0(struct job, 1);
-	j->theme = g_strdup(theme);
-	j->size = size;
-	j->scale = scale;
-	j->names = g_ptr_array_ref(names);
-	j->skip_symbolic = skip_symbolic;
-	j->generation = generation;
+	j->theme = g_strdup(l->theme);
+	j->size = l->size;
+	j->scale = l->scale;
+	j->names = g_ptr_array_ref(l->names);
+	j->skip_symbolic = l->skip_symbolic;
+	j->generation = l->generation;
 	g_queue_push_tail(&p->jobs, j);
 	pthread_cond_broadcast(&p->wake);
+}
+
+void prefetch_listed(struct prefetch *p, uint64_t dir, const char *theme,
+		     int size, int scale, GPtrArray *names, bool skip_symbolic,
+		     uint64_t generation)
+{
+	gint64 key = (gint64)dir;
+	struct listed *l;
+
+	pthread_mutex_lock(&p->lock);
+	l = g_hash_table_lookup(p->listed, &key);
+	/* listed again (the kernel reads a listing anew): as it was */
+	if (!l || l->generation != generation) {
+		if (g_hash_table_size(p->listed) >= PREFETCH_LISTED_MAX)
+			g_hash_table_remove_all(p->listed);
+		l = g_new0(struct listed, 1);
+		l->theme = g_strdup(theme);
+		l->size = size;
+		l->scale = scale;
+		l->names = g_ptr_array_ref(names);
+		l->skip_symbolic = skip_symbolic;
+		l->generation = generation;
+		g_hash_table_replace(p->listed, g_memdup2(&key, sizeof(key)),
+				     l);
+	}
 	pthread_mutex_unlock(&p->lock);
+}
+
+bool prefetch_stat(struct prefetch *p, uint64_t dir)
+{
+	gint64 key = (gint64)dir;
+	struct listed *l;
+
+	if (!p)
+		return false;
+	pthread_mutex_lock(&p->lock);
+	l = g_hash_table_lookup(p->listed, &key);
+	if (l && !l->statted) {
+		l->statted = true;
+		queue_view(p, l);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return l != NULL;
+}
+
+bool prefetch_statted(struct prefetch *p, uint64_t dir)
+{
+	gint64 key = (gint64)dir;
+	struct listed *l;
+	bool r;
+
+	if (!p)
+		return false;
+	pthread_mutex_lock(&p->lock);
+	l = g_hash_table_lookup(p->listed, &key);
+	r = l && l->statted;
+	pthread_mutex_unlock(&p->lock);
+	return r;
 }
 
 unsigned long long prefetch_taken(struct prefetch *p)

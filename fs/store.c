@@ -36,6 +36,7 @@ struct op {
 	struct blob_key key; /* key.source points to source */
 	char *source;
 	int status;
+	bool stat_only;
 	void *data;
 	size_t len;
 };
@@ -100,7 +101,7 @@ static void store_enqueue(struct store *s, struct op *op)
 }
 
 void store_put(struct store *s, const struct blob_key *k, int status,
-	       const void *png, size_t len)
+	       const void *png, size_t len, bool stat_only)
 {
 	struct op *op;
 	bool full;
@@ -117,6 +118,7 @@ void store_put(struct store *s, const struct blob_key *k, int status,
 	op->key.size = k->size;
 	op->key.mtime_ns = k->mtime_ns;
 	op->status = status;
+	op->stat_only = stat_only;
 	if (status == 0) {
 		op->data = malloc(len ? len : 1);
 		if (!op->data) {
@@ -175,6 +177,9 @@ static int store_apply(struct store *s, struct op *op, long long *delta)
 	case OP_PUT:
 		r = blob_put(s->db, &op->key, op->status, op->data, op->len,
 			     &d);
+		if (r >= 0 && op->stat_only && op->status == 0)
+			r = blob_touch(s->db, op->source, op->key.px,
+				       time(NULL) - BLOB_STAT_TIER);
 		break;
 	case OP_TOUCH:
 		r = blob_touch(s->db, op->source, op->key.px, time(NULL));

@@ -23,9 +23,10 @@ int store_new(const char *db_path, long long budget, struct store **ret);
 struct store *store_free(struct store *s);
 
 /* Queue a render (status 0, a copy of `png` is taken) or a verdict
- * (status > 0). Never blocks on SQLite. */
+ * (status > 0); with `stat_only`, a render nobody read yet, in the lower
+ * tier of the budget (BLOB_STAT_TIER). Never blocks on SQLite. */
 void store_put(struct store *s, const struct blob_key *k, int status,
-	       const void *png, size_t len);
+	       const void *png, size_t len, bool stat_only);
 
 /* A queued entry for exactly this key and stamp: 0 with the length and,
  * when ret_data is not NULL, a copy (malloc()ed) of its bytes; -EIO for a

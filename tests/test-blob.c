@@ -184,7 +184,7 @@ TEST(store_under_lock)
 	ASSERT_EQ_INT(store_new(db_path, 1 << 20, &s), 0);
 	/* another connection (as good as another process) holds the lock */
 	ASSERT_EQ_INT(db_exec(other, "BEGIN IMMEDIATE"), 0);
-	store_put(s, &k, 0, "queued", 6);
+	store_put(s, &k, 0, "queued", 6, false);
 	ASSERT_EQ_INT(store_get_pending(s, &k, &data, &len), 0);
 	ASSERT_EQ_INT(len, 6);
 	ASSERT_TRUE(memcmp(data, "queued", 6) == 0);
@@ -222,7 +222,7 @@ TEST(store_budget)
 		struct blob_key k = { path, 16, i, 1, 1 };
 
 		snprintf(path, sizeof(path), "/x/%03d.svg", i);
-		store_put(s, &k, 0, buf, sizeof(buf));
+		store_put(s, &k, 0, buf, sizeof(buf), false);
 		ASSERT_EQ_INT(store_sync(s, 5000), 0);
 	}
 	ASSERT_TRUE(blob_total(db) <= 50000);
@@ -231,6 +231,52 @@ TEST(store_budget)
 	close_db(db);
 }
 
+/* Renders that only answered a stat go first when the budget is full,
+ * however recently they were made; the first read lifts one. */
+TEST(store_stat_tier)
+{
+	sqlite3 *db = open_db();
+	struct store *s = NULL;
+	char buf[1000] = { 0 };
+	char path[32];
+	size_t len;
+
+	ASSERT_TRUE(db);
+	ASSERT_EQ_INT(store_new(db_path, 60000, &s), 0);
+	/* 20 renders read, then 40 that answered stats only (newer) */
+	for (int i = 0; i < 60; i++) {
+		struct blob_key k = { path, 16, i, 1, 1 };
+
+		snprintf(path, sizeof(path), "/x/%03d.svg", i);
+		store_put(s, &k, 0, buf, sizeof(buf), i >= 20);
+		ASSERT_EQ_INT(store_sync(s, 5000), 0);
+	}
+	/* one stat-only render is read: an ordinary render from now on */
+	store_touch(s, "/x/059.svg", 16);
+	ASSERT_EQ_INT(store_sync(s, 5000), 0);
+	/* 20 more read renders: over the budget, the stat tier goes first */
+	for (int i = 60; i < 80; i++) {
+		struct blob_key k = { path, 16, i, 1, 1 };
+
+		snprintf(path, sizeof(path), "/x/%03d.svg", i);
+		store_put(s, &k, 0, buf, sizeof(buf), false);
+		ASSERT_EQ_INT(store_sync(s, 5000), 0);
+	}
+	for (int i = 0; i < 80; i++) {
+		struct blob_key k = { path, 16, i, 1, 1 };
+		bool read = i < 20 || i >= 59;
+
+		snprintf(path, sizeof(path), "/x/%03d.svg", i);
+		if (read)
+			ASSERT_EQ_INT(blob_get(reader(db), &k, NULL, &len, NULL),
+				      0);
+	}
+	ASSERT_TRUE(blob_total(db) <= 60000);
+	store_free(s);
+	close_db(db);
+}
+
 TEST_MAIN(TEST_CASE(stamps), TEST_CASE(verdict_of_another_version),
 	  TEST_CASE(corrupt_rows), TEST_CASE(budget),
-	  TEST_CASE(store_under_lock), TEST_CASE(store_budget))
+	  TEST_CASE(store_under_lock), TEST_CASE(store_budget),
+	  TEST_CASE(store_stat_tier))

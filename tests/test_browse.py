@@ -1,12 +1,19 @@
 #!/usr/bin/env python3
 """Browsing a large directory like a native one: a size view of 20,000
 icons (PNGs of the exact size, so nothing is rendered) listed with their
-attributes twice through a real mount. The node table holds them all: the
-second listing sends no LOOKUP to the daemon (its counters), even after the
-table's periodic bound check; sizes equal the bytes served; d_ino equals
-st_ino; `ls -l` asks the first file only for its SELinux label and
-ACL (only "user." attributes exist). A listed view of SVGs is rendered ahead of the stats that follow,
-each icon exactly once."""
+attributes twice through a real mount. Once a program stats entries, the
+listing's READDIRPLUS replies carry the attributes (no LOOKUP each); the
+node table holds them all: the second listing sends no LOOKUP to the daemon
+(its counters), even after the table's periodic bound check; sizes equal
+the bytes served; d_ino equals st_ino; `ls -l` asks the first file only for
+its SELinux label and ACL (only "user." attributes exist).
+
+Browsing renders nothing by itself: a theme of 20,000 SVGs is walked by
+`find` over the whole mount and listed by `ls`: 0 renders, the table of
+renders unchanged; `ls -l` then renders each icon of a view once, ahead of
+its stats on every worker, and a second `ls -l` renders nothing. With a
+small budget, renders that only answered a stat are evicted before the
+ones programs read. The learned working set survives a `find`."""
 import errno
 import os
 import subprocess
@@ -47,7 +54,9 @@ with tempfile.TemporaryDirectory() as tmp:
         t1 = time.monotonic()
         c1 = counters(mnt)
         check_eq(len(first), N, "the size view lists every icon")
-        check(c1["lookups"] < 10 and c1["dirplus"] >= N,
+        # the first reply has no attributes for files (nobody stat'ed one
+        # yet): those few are looked up, and then every reply has them
+        check(c1["lookups"] < 300 and c1["dirplus"] >= N - 300,
               f"READDIRPLUS gave the entries' attributes ({c1['dirplus']}), "
               f"no LOOKUP each ({c1['lookups']})")
         check(c1["nodes"] > N, f"the node table holds them all ({c1['nodes']} nodes, "
@@ -74,12 +83,15 @@ with tempfile.TemporaryDirectory() as tmp:
         # ls -l itself asks every file for its SELinux label and ACL; only
         # "user." attributes exist here, so it stops after the first file
         one = os.path.join(view, "icon-00042.png")
-        for attr in ("security.selinux", "system.posix_acl_access", "trusted.x"):
+        # (trusted.* is the kernel's own answer for a user: ENODATA)
+        for attr, want in (("security.selinux", errno.EOPNOTSUPP),
+                           ("system.posix_acl_access", errno.EOPNOTSUPP),
+                           ("trusted.x", errno.EOPNOTSUPP if os.geteuid() == 0 else errno.ENODATA)):
             try:
                 os.getxattr(one, attr)
                 check(False, f"{attr} has no value")
             except OSError as e:
-                check_eq(e.errno, errno.EOPNOTSUPP, f"{attr}: not supported here")
+                check_eq(e.errno, want, f"{attr}: not supported here")
         check_eq(os.getxattr(one, "user.iconfs.source").decode(),
                  os.path.join(d16, "icon-00042.png"), "user.iconfs.source still answered")
         x0 = counters(mnt)
@@ -96,8 +108,9 @@ with tempfile.TemporaryDirectory() as tmp:
               f"({x1['getxattrs'] - x0['getxattrs']} getxattr for two listings)")
         check_eq(x1["lookups"] - x0["lookups"], 0, "ls -l of a listed view sends no LOOKUP")
 
-    # 200 SVGs: listing the 24x24 view starts their renders on every
-    # worker; the stats that follow wait for them, nothing renders twice
+    # 200 SVGs: listing the 24x24 view renders nothing; the first stat
+    # starts their renders on every worker; the stats that follow wait for
+    # them, nothing renders twice
     svgs = os.path.join(base, "svgs", "scalable")
     os.makedirs(svgs)
     with open(os.path.join(base, "svgs", "index.theme"), "w") as f:
@@ -111,6 +124,9 @@ with tempfile.TemporaryDirectory() as tmp:
     with mounted(db, base, theme="svgs", settled=True) as mnt:
         view = os.path.join(mnt, "icons/svgs/24x24")
         names = os.listdir(view)
+        time.sleep(1)
+        check_eq(counters(mnt)["renders"], 0, "a listing renders nothing")
+        os.stat(os.path.join(view, names[0]))
         t0 = time.monotonic()
         while counters(mnt)["renders"] < 200 and time.monotonic() - t0 < 60:
             time.sleep(0.05)
@@ -119,7 +135,7 @@ with tempfile.TemporaryDirectory() as tmp:
         c = counters(mnt)
         print(f"200 SVGs listed: {ahead} rendered ahead of the stats in {time.monotonic() - t0:.2f} s")
         check_eq((len(names), all(sized)), (200, True), "every listed icon has its size")
-        check_eq(ahead, 200, "the listing rendered the view ahead of its stats")
+        check_eq(ahead, 200, "the first stat rendered the view ahead of the others")
         check_eq(c["renders"], 200, "nothing rendered twice")
         check(c["resolved_ahead"] > 0,
               f"stats took what the listing's prefetch resolved ({c['resolved_ahead']})")
