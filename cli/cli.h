@@ -15,10 +15,13 @@
 /* `iconfs render` stops once the renders fill this many MiB. */
 #define CLI_BUDGET_MIB	      512
 #define CLI_SHARED_BUDGET_MIB 1024
+/* ... and a mount whose index had to go to $XDG_RUNTIME_DIR (memory) */
+#define CLI_MEMORY_BUDGET_MIB 64
 
 struct cli_options {
 	char *db;	   /* --db, else the default path */
 	bool db_default;   /* no --db */
+	char *db_why;	   /* why the index is not where asked, or NULL */
 	char *icon_dirs;   /* --icon-dirs, NULL for the default list */
 	char *theme;	   /* --theme, NULL: the configured default */
 	char *sizes;	   /* --sizes */

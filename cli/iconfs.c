@@ -310,6 +310,8 @@ static int cmd_mount(struct cli_options *o)
 		}
 		open_background_log();
 	}
+	if (o->db_why)
+		log_info("%s", o->db_why);
 	theme = desktop_theme(o->theme, &source);
 	/* the index is opened, checked, migrated and refreshed once, here */
 	if (cli_index(o, mnt,
@@ -532,7 +534,8 @@ int main(int argc, char **argv)
 	struct cli_options o = { .scale = 1, .workers = 2 };
 	g_autofree char *shared_db = NULL;
 	int budget_mib = 0, n = 0, c, r;
-	g_autofree char *db = NULL, *mountpoint = NULL;
+	g_autofree char *db = NULL, *db_why = NULL, *mountpoint = NULL;
+	bool in_memory;
 	const struct command *cmd;
 
 	for (size_t i = 0; i < ELEMENTSOF(cli_options); i++) {
@@ -684,13 +687,15 @@ int main(int argc, char **argv)
 								    NULL);
 	/* absolute: the mount daemon changes its directory to / */
 	o.db_default = !o.db;
-	o.db = db = o.db ? g_canonicalize_filename(o.db, NULL)
-			 : basedirs_default_db();
+	basedirs_index_path(o.db, &db, &db_why, &in_memory);
+	o.db = db;
+	o.db_why = db_why;
 	if (o.shared_db)
 		o.shared_db = shared_db =
 			g_canonicalize_filename(o.shared_db, NULL);
 	o.budget = (budget_mib	  ? budget_mib
 		    : o.shared_db ? CLI_SHARED_BUDGET_MIB
+		    : in_memory	  ? CLI_MEMORY_BUDGET_MIB
 				  : CLI_BUDGET_MIB) *
 		   (1LL << 20);
 	r = cmd->run(&o);

@@ -104,6 +104,8 @@ int cli_status(struct cli_options *o)
 	int r;
 
 	printf("%-16s %s\n", "index", o->db);
+	if (o->db_why)
+		printf("%-16s %s\n", "index place", o->db_why);
 	if (stat(o->db, &st) < 0) {
 		printf("%-16s not built yet (run 'iconfs index')\n", "state");
 		return -ENOTCONN;

@@ -18,6 +18,7 @@
 #include "stopper.h"
 #include "time-util.h"
 #include "index.h"
+#include "netfs.h"
 #include "watch.h"
 
 /* Quiet time that ends a burst, and the longest a burst is held back. */
@@ -26,6 +27,9 @@
 /* Stamp check period without inotify, and as a safety net with it. */
 #define WATCH_POLL_MS	1000
 #define WATCH_SAFETY_MS 30000
+/* ... when a base directory is on a network filesystem, where a change
+ * made on another host sends no event here */
+#define WATCH_NETWORK_MS 10000
 /* How often the node table is held to its size. */
 #define WATCH_EVICT_MS 2000
 /* Time given to storing synthesized files per quiet tick. */
@@ -48,6 +52,7 @@ struct watch {
 	sqlite3 *db;
 	int ifd;      /* inotify, -1 when unavailable */
 	bool polling; /* watches ran out: stamp checks every second */
+	long long check_ms; /* the period of the stamp check beside inotify */
 	struct stopper stop;
 	pthread_t thread;
 	GHashTable *touched; /* icon names seen in events since the refresh */
@@ -291,7 +296,7 @@ static void watch_settle(struct watch *w)
 static void *watch_main(void *arg)
 {
 	struct watch *w = arg;
-	long long first = -1, last = 0, next_check = now_ms() + WATCH_SAFETY_MS;
+	long long first = -1, last = 0, next_check = now_ms() + w->check_ms;
 	long long next_evict = now_ms() + WATCH_EVICT_MS;
 
 	watch_settle(w);
@@ -342,7 +347,7 @@ static void *watch_main(void *arg)
 		    ((w->polling || w->ifd < 0) && r == 0)) {
 			watch_refresh(w);
 			first = -1;
-			next_check = now_ms() + WATCH_SAFETY_MS;
+			next_check = now_ms() + w->check_ms;
 		}
 	}
 	return NULL;
@@ -360,6 +365,18 @@ int watch_start(struct fuse_session *se, struct tree *tree, const char *db_path,
 	w->ifd = -1;
 	w->db_path = g_strdup(db_path);
 	w->basedirs = g_strdupv((char **)basedirs);
+	w->check_ms = WATCH_SAFETY_MS;
+	for (char *const *b = basedirs; *b; b++) {
+		_cleanup_free_ char *type = netfs_type_of(*b);
+
+		if (type) {
+			log_info("base directory '%s' is on a network "
+				 "filesystem (%s): its stamps are checked "
+				 "every %d s",
+				 *b, type, WATCH_NETWORK_MS / 1000);
+			w->check_ms = WATCH_NETWORK_MS;
+		}
+	}
 	w->touched =
 		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	w->stop = (struct stopper){ { -1, -1 } };

@@ -1,14 +1,17 @@
 /* Base directories and defaults; see basedirs.h. Nothing here touches the
  * mountpoint: paths are compared lexically, because resolving a path inside
  * our own mount from the daemon would deadlock. */
+#include <errno.h>
 #include <glib.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "basedirs.h"
 #include "macro.h"
+#include "netfs.h"
 
 static const char *env_or(const char *name, const char *fallback)
 {
@@ -28,6 +31,106 @@ char *basedirs_default_db(void)
 		return g_build_filename(cache, "iconfs", "index.sqlite", NULL);
 	g_autofree char *dflt = home_path(".cache");
 	return g_build_filename(dflt, "iconfs", "index.sqlite", NULL);
+}
+
+char *basedirs_machine_id(void)
+{
+	g_autofree char *id = NULL;
+
+	if (g_file_get_contents("/etc/machine-id", &id, NULL, NULL) &&
+	    *g_strstrip(id))
+		return g_steal_pointer(&id);
+	return g_strdup(g_get_host_name());
+}
+
+/* A local directory of this user's for the index: made 0700 if missing,
+ * refused (NULL, with the reason) when it is a link, not a directory,
+ * not the user's, or writable by others. */
+static char *local_dir(const char *path, char **ret_refusal)
+{
+	struct stat st;
+
+	if (mkdir(path, 0700) < 0 && errno != EEXIST) {
+		*ret_refusal = g_strdup_printf("cannot create '%s': %s", path,
+					       g_strerror(errno));
+		return NULL;
+	}
+	if (lstat(path, &st) < 0 || !S_ISDIR(st.st_mode) ||
+	    st.st_uid != getuid() || (st.st_mode & 022)) {
+		*ret_refusal = g_strdup_printf(
+			"'%s' is not a directory of this user's that only it "
+			"may write",
+			path);
+		return NULL;
+	}
+	return g_strdup(path);
+}
+
+void basedirs_index_path(const char *explicit_db, char **ret_path,
+			 char **ret_why, bool *ret_in_memory)
+{
+	g_autofree char *path = explicit_db ? g_canonicalize_filename(
+						      explicit_db, NULL)
+					    : basedirs_default_db();
+	g_autofree char *dir = g_path_get_dirname(path);
+	_cleanup_free_ char *type = netfs_type_of(dir);
+	g_autofree char *refusal = NULL, *local = NULL;
+	const char *runtime = getenv("XDG_RUNTIME_DIR");
+
+	*ret_why = NULL;
+	*ret_in_memory = false;
+	if (!type) {
+		*ret_path = g_steal_pointer(&path);
+		return;
+	}
+	if (explicit_db) {
+		g_autofree char *id = basedirs_machine_id();
+		g_autofree char *stem = g_str_has_suffix(path, ".sqlite")
+						? g_strndup(path, strlen(path) - 7)
+						: g_strdup(path);
+
+		*ret_path = g_strdup_printf("%s.%s.sqlite", stem, id);
+		*ret_why = g_strdup_printf(
+			"'%s' is on a network filesystem (%s): this host uses "
+			"'%s', so that two hosts never share one index",
+			path, type, *ret_path);
+		return;
+	}
+	{
+		g_autofree char *tmp =
+			g_strdup_printf("/var/tmp/iconfs-%u", (unsigned)getuid());
+
+		local = local_dir(tmp, &refusal);
+	}
+	if (!local && runtime && *runtime == '/') {
+		g_autofree char *rt =
+			g_build_filename(runtime, "iconfs-cache", NULL);
+		g_autofree char *second = NULL;
+
+		local = local_dir(rt, &second);
+		*ret_in_memory = local != NULL;
+	}
+	if (!local) {
+		*ret_path = g_steal_pointer(&path);
+		*ret_why = g_strdup_printf(
+			"'%s' is on a network filesystem (%s), and no local "
+			"directory could be had (%s): kept there",
+			dir, type, refusal);
+		return;
+	}
+	*ret_path = g_build_filename(local, "index.sqlite", NULL);
+	*ret_why = g_strdup_printf(
+		"the cache directory '%s' is on a network filesystem (%s): "
+		"the index is kept on this host, in '%s'%s%s",
+		dir, type, *ret_path,
+		*ret_in_memory ? ", in memory with a smaller budget (" : "",
+		refusal ? refusal : "");
+	if (refusal) {
+		char *w = g_strconcat(*ret_why, ")", NULL);
+
+		g_free(*ret_why);
+		*ret_why = w;
+	}
 }
 
 char *basedirs_default_mountpoint(void)

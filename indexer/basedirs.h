@@ -9,6 +9,20 @@
 /* $XDG_CACHE_HOME/iconfs/index.sqlite */
 char *basedirs_default_db(void);
 
+/* Where the index lives: `explicit_db` (--db) or the default, unless it
+ * would lie on a network filesystem (netfs.h), where one file is never
+ * shared by two hosts: an explicit one gets a per-host name
+ * (<name>.<machine-id>.sqlite); the default goes to local disk,
+ * /var/tmp/iconfs-UID (made 0700, refused unless it is a directory of
+ * this user's that nobody else may write), else $XDG_RUNTIME_DIR/iconfs-
+ * cache (memory: *ret_in_memory). *ret_why: NULL where the usual place is
+ * used, else a sentence saying where and why. */
+void basedirs_index_path(const char *explicit_db, char **ret_path,
+			 char **ret_why, bool *ret_in_memory);
+
+/* This machine's id (/etc/machine-id, else the host name). */
+char *basedirs_machine_id(void);
+
 /* $XDG_RUNTIME_DIR/iconfs (falls back to /run/user/UID/iconfs) */
 char *basedirs_default_mountpoint(void);
 
