@@ -5,6 +5,7 @@ path unit in place; `systemd-analyze verify` accepts the units; the drop-in
 expands to the mountpoint prepended to the original list (or the
 specification's default when it is unset)."""
 import os
+import re
 import shutil
 import subprocess
 import tempfile
@@ -62,6 +63,14 @@ with tempfile.TemporaryDirectory() as dest:
     keys = dict(l.split("=", 1) for l in text.splitlines() if "=" in l and not l.startswith("#"))
     check_eq((keys.get("Type"), keys.get("CacheDirectory"), keys.get("CacheDirectoryMode")),
              ("oneshot", "iconfs", "0755"), "a oneshot with a world-readable cache directory")
+    # it renders SVGs any package may ship: confined, but still uid 0, since
+    # mounts trust only a layer owned by root or by themselves (fs/blob.c)
+    check_eq((keys.get("User"), keys.get("DynamicUser")), (None, None),
+             "the layer is written as root (a dynamic or system user's file is not trusted)")
+    check_eq((keys.get("CapabilityBoundingSet"), keys.get("ProtectSystem"),
+              keys.get("PrivateNetwork"), keys.get("NoNewPrivileges")),
+             ("", "strict", "yes", "yes"),
+             "the render has no capabilities, a read-only system and no network")
     path_text = open(shared_path).read()
     check("PathChanged=/usr/share/icons" in path_text and "Unit=iconfs-shared.service" in path_text,
           "the path unit starts it when /usr/share/icons changes")
@@ -76,6 +85,14 @@ with tempfile.TemporaryDirectory() as dest:
     problems = [l for l in (p.stdout + p.stderr).splitlines() if "iconfs-shared" in l]
     check_eq((p.returncode, problems), (0, []),
              "systemd-analyze verify has nothing to say about the system units")
+    p = subprocess.run(["systemd-analyze", "security", "--offline=yes", "--threshold=30",
+                        os.path.join(sys_dir, "iconfs-shared.service")],
+                       capture_output=True, text=True)
+    exposure = re.search(r"Overall exposure level for iconfs-shared\.service: ([0-9.]+)",
+                         p.stdout + p.stderr)
+    check(p.returncode == 0 and exposure and float(exposure.group(1)) <= 3.0,
+          f"systemd-analyze security rates the shared service 3.0 or safer "
+          f"({exposure.group(1) if exposure else (p.stdout + p.stderr)[-300:]})")
 
     gen = "/usr/lib/systemd/user-environment-generators/30-systemd-environment-d-generator"
     if os.path.exists(gen):
