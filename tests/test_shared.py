@@ -90,7 +90,7 @@ with tempfile.TemporaryDirectory() as tmp:
         check_eq(c.execute("SELECT count(*) FROM blob").fetchone()[0], 0,
                  "nothing is copied into the user's own table")
     check_eq(digest(layer), before, "the layer's bytes are unchanged by a mount")
-    status = run("status", "--db", db, "--shared-db", layer, check_rc=0).stdout
+    status = run("status", "--db", db, "--shared-db", layer, check_rc=1).stdout  # 1: not mounted
     check(f"shared layer     {layer}: {in_layer} PNGs" in status, f"iconfs status shows the layer: {status}")
 
     # the same icons rendered privately: the same bytes
