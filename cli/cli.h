@@ -24,6 +24,7 @@ struct cli_options {
 	char *db_why;	   /* why the index is not where asked, or NULL */
 	char *icon_dirs;   /* --icon-dirs, NULL for the default list */
 	char *theme;	   /* --theme, NULL: the configured default */
+	bool theme_lenient; /* an unknown --theme is a warning, not an error */
 	char *sizes;	   /* --sizes */
 	char *scales;	   /* --scales */
 	bool all_themes;   /* --all-themes */

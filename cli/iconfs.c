@@ -36,8 +36,9 @@ struct command {
 static unsigned usage_errors;
 
 /* --theme names an installed theme, or it is a usage error that lists
- * them. */
-static int theme_check(sqlite3 *db, const char *theme)
+ * them; with `lenient` (lookup, which follows the specification: a
+ * missing theme is searched as hicolor), a warning that lists them. */
+static int theme_check(sqlite3 *db, const char *theme, bool lenient)
 {
 	_cleanup_(lookup_freep) struct lookup *l = NULL;
 	g_autoptr(GPtrArray) themes = NULL;
@@ -54,6 +55,12 @@ static int theme_check(sqlite3 *db, const char *theme)
 			return 0;
 	g_ptr_array_add(themes, NULL);
 	list = g_strjoinv(", ", (char **)themes->pdata);
+	if (lenient) {
+		log_warning("unknown theme '%s' (installed: %s): looked up as "
+			    "the specification says, in hicolor",
+			    theme, *list ? list : "none");
+		return 0;
+	}
 	cli_usage_error("unknown theme '%s'; installed: %s", theme,
 			*list ? list : "none");
 	return -ENOENT;
@@ -100,7 +107,7 @@ int cli_index(const struct cli_options *o, const char *mountpoint,
 	if (r < 0)
 		return r;
 	if (o->theme) {
-		r = theme_check(db, o->theme);
+		r = theme_check(db, o->theme, o->theme_lenient);
 		if (r < 0)
 			return r;
 	}
@@ -239,6 +246,7 @@ static int cmd_lookup(struct cli_options *o)
 		o->db = g_build_filename(scratch, "index.sqlite", NULL);
 	}
 	/* no integrity check (it reads the whole file) for one lookup */
+	o->theme_lenient = true;
 	r = cli_index(o, mnt, 0, &db, NULL);
 	if (r >= 0)
 		r = lookup_new(db, &l);

@@ -61,9 +61,14 @@ with tempfile.TemporaryDirectory() as tmp:
         rc, out, got = iconfs(*args, env=env)
         check_eq((rc, got), (2, err), f"iconfs {' '.join(args)}")
 
-    # an unknown theme lists the installed ones, in every command taking one
-    for cmd in (["lookup", "--db", db, "--icon-dirs", base, "--theme", "NoSuchTheme", "x", "16"],
-                ["render", "--db", db, "--icon-dirs", base, "--theme", "NoSuchTheme",
+    # an unknown theme lists the installed ones: an error where it would
+    # be served or rendered; lookup follows the specification (hicolor)
+    rc, out, err = iconfs("lookup", "--db", db, "--icon-dirs", base, "--theme", "NoSuchTheme",
+                          "sq-00", "16", env=env)
+    check_eq((rc, out, err.splitlines()[-1:]),
+             (1, "", ["iconfs: unknown theme 'NoSuchTheme' (installed: other, sq): looked up as "
+                      "the specification says, in hicolor"]), "unknown theme in lookup: a warning")
+    for cmd in (["render", "--db", db, "--icon-dirs", base, "--theme", "NoSuchTheme",
                  "--sizes", "16"],
                 ["mount", "-f", "--db", db, "--icon-dirs", base, "--theme", "NoSuchTheme",
                  os.path.join(tmp, "never")]):
