@@ -1,0 +1,116 @@
+/* GTK's icon-theme.cache as iconcache_build() writes it, read back the way
+ * GTK's gtkiconcache.c reads it: the header, the hash chains by GTK's hash,
+ * each icon's image list (directory index and suffix flags) and the
+ * directory list. */
+#include <glib.h>
+
+#include "iconcache.h"
+#include "test.h"
+
+#define FLAG_SVG 2
+#define FLAG_PNG 4
+
+static guint32 get32(const GByteArray *b, guint32 off)
+{
+	const guint8 *p = b->data + off;
+
+	return (guint32)p[0] << 24 | (guint32)p[1] << 16 | (guint32)p[2] << 8 |
+	       p[3];
+}
+
+static guint16 get16(const GByteArray *b, guint32 off)
+{
+	return (guint16)(b->data[off] << 8 | b->data[off + 1]);
+}
+
+/* GTK's icon_name_hash */
+static guint32 gtk_hash(const char *s)
+{
+	const signed char *p = (const signed char *)s;
+	guint32 h = (guint32)*p;
+
+	if (h)
+		for (p++; *p; p++)
+			h = (h << 5) - h + (guint32)*p;
+	return h;
+}
+
+/* The image list of `name`, as "dir:flags,..." over the directory names,
+ * or NULL when the cache does not hold it. */
+static char *cache_images(const GByteArray *b, const char *name)
+{
+	guint32 hash = get32(b, 4), dirs = get32(b, 8);
+	guint32 n_buckets = get32(b, hash);
+	guint32 icon = get32(b, hash + 4 + 4 * (gtk_hash(name) % n_buckets));
+
+	while (icon != 0xffffffffu) {
+		if (g_str_equal((const char *)b->data + get32(b, icon + 4),
+				name)) {
+			guint32 list = get32(b, icon + 8);
+			GString *out = g_string_new(NULL);
+
+			for (guint32 i = 0; i < get32(b, list); i++) {
+				guint32 img = list + 4 + 8 * i;
+				guint16 dir = get16(b, img);
+
+				g_string_append_printf(
+					out, "%s%s:%u", i ? "," : "",
+					(const char *)b->data +
+						get32(b, dirs + 4 + 4 * dir),
+					get16(b, img + 2));
+			}
+			return g_string_free(out, FALSE);
+		}
+		icon = get32(b, icon);
+	}
+	return NULL;
+}
+
+TEST(read_back)
+{
+	g_autoptr(GPtrArray) dirs = g_ptr_array_new();
+	g_autoptr(GPtrArray) names = g_ptr_array_new();
+	g_autoptr(GPtrArray) svgs = g_ptr_array_new();
+	g_autoptr(GByteArray) b = g_byte_array_new();
+	g_autofree char *a = NULL, *sym = NULL, *none = NULL, *z = NULL;
+
+	g_ptr_array_add(dirs, "16x16");
+	g_ptr_array_add(dirs, "48x48@2");
+	g_ptr_array_add(dirs, "scalable");
+	g_ptr_array_add(names, "edit-copy");
+	g_ptr_array_add(names, "folder");
+	g_ptr_array_add(names, "zz-last");
+	g_ptr_array_add(svgs, "edit-copy");
+	g_ptr_array_add(svgs, "go-next-symbolic");
+	iconcache_build(dirs, names, svgs, b);
+
+	ASSERT_EQ_INT(get16(b, 0), 1); /* major */
+	ASSERT_EQ_INT(get16(b, 2), 0); /* minor */
+	ASSERT_EQ_INT(get32(b, get32(b, 8)), 3); /* directories */
+	a = cache_images(b, "edit-copy");
+	ASSERT_EQ_STR(a, "16x16:4,48x48@2:4,scalable:2");
+	z = cache_images(b, "zz-last");
+	ASSERT_EQ_STR(z, "16x16:4,48x48@2:4");
+	/* a symbolic name only as SVG in scalable/ */
+	sym = cache_images(b, "go-next-symbolic");
+	ASSERT_EQ_STR(sym, "scalable:2");
+	none = cache_images(b, "not-there");
+	ASSERT_TRUE(none == NULL);
+}
+
+TEST(empty_theme)
+{
+	g_autoptr(GPtrArray) dirs = g_ptr_array_new();
+	g_autoptr(GPtrArray) names = g_ptr_array_new();
+	g_autoptr(GPtrArray) svgs = g_ptr_array_new();
+	g_autoptr(GByteArray) b = g_byte_array_new();
+	g_autofree char *x = NULL;
+
+	g_ptr_array_add(dirs, "scalable");
+	iconcache_build(dirs, names, svgs, b);
+	ASSERT_EQ_INT(get16(b, 0), 1);
+	x = cache_images(b, "anything");
+	ASSERT_TRUE(x == NULL);
+}
+
+TEST_MAIN(TEST_CASE(read_back), TEST_CASE(empty_theme))
