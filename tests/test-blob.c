@@ -208,23 +208,35 @@ TEST(store_under_lock)
 	close_db(db);
 }
 
+/* Renders /x/FROM.svg ... /x/TO-1.svg of 1000 bytes at 16 px, each written
+ * before the next. */
+static int put_renders(struct store *s, int from, int to, bool stat_only)
+{
+	char buf[1000] = { 0 };
+	char path[32];
+
+	for (int i = from; i < to; i++) {
+		struct blob_key k = { path, 16, i, 1, 1 };
+		int r;
+
+		snprintf(path, sizeof(path), "/x/%03d.svg", i);
+		store_put(s, &k, 0, buf, sizeof(buf), stat_only);
+		r = store_sync(s, 5000);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 /* The writer holds the table to its budget from its running total. */
 TEST(store_budget)
 {
 	sqlite3 *db = open_db();
 	struct store *s = NULL;
-	char buf[1000] = { 0 };
-	char path[32];
 
 	ASSERT_TRUE(db);
 	ASSERT_EQ_INT(store_new(db_path, 50000, &s), 0);
-	for (int i = 0; i < 100; i++) {
-		struct blob_key k = { path, 16, i, 1, 1 };
-
-		snprintf(path, sizeof(path), "/x/%03d.svg", i);
-		store_put(s, &k, 0, buf, sizeof(buf), false);
-		ASSERT_EQ_INT(store_sync(s, 5000), 0);
-	}
+	ASSERT_EQ_INT(put_renders(s, 0, 100, false), 0);
 	ASSERT_TRUE(blob_total(db) <= 50000);
 	ASSERT_TRUE(blob_total(db) >= 40000);
 	store_free(s);
@@ -237,31 +249,19 @@ TEST(store_stat_tier)
 {
 	sqlite3 *db = open_db();
 	struct store *s = NULL;
-	char buf[1000] = { 0 };
 	char path[32];
 	size_t len;
 
 	ASSERT_TRUE(db);
 	ASSERT_EQ_INT(store_new(db_path, 60000, &s), 0);
 	/* 20 renders read, then 40 that answered stats only (newer) */
-	for (int i = 0; i < 60; i++) {
-		struct blob_key k = { path, 16, i, 1, 1 };
-
-		snprintf(path, sizeof(path), "/x/%03d.svg", i);
-		store_put(s, &k, 0, buf, sizeof(buf), i >= 20);
-		ASSERT_EQ_INT(store_sync(s, 5000), 0);
-	}
+	ASSERT_EQ_INT(put_renders(s, 0, 20, false), 0);
+	ASSERT_EQ_INT(put_renders(s, 20, 60, true), 0);
 	/* one stat-only render is read: an ordinary render from now on */
 	store_touch(s, "/x/059.svg", 16);
 	ASSERT_EQ_INT(store_sync(s, 5000), 0);
 	/* 20 more read renders: over the budget, the stat tier goes first */
-	for (int i = 60; i < 80; i++) {
-		struct blob_key k = { path, 16, i, 1, 1 };
-
-		snprintf(path, sizeof(path), "/x/%03d.svg", i);
-		store_put(s, &k, 0, buf, sizeof(buf), false);
-		ASSERT_EQ_INT(store_sync(s, 5000), 0);
-	}
+	ASSERT_EQ_INT(put_renders(s, 60, 80, false), 0);
 	for (int i = 0; i < 80; i++) {
 		struct blob_key k = { path, 16, i, 1, 1 };
 		bool read = i < 20 || i >= 59;

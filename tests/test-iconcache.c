@@ -23,25 +23,15 @@ static guint16 get16(const GByteArray *b, guint32 off)
 	return (guint16)(b->data[off] << 8 | b->data[off + 1]);
 }
 
-/* GTK's icon_name_hash */
-static guint32 gtk_hash(const char *s)
-{
-	const signed char *p = (const signed char *)s;
-	guint32 h = (guint32)*p;
-
-	if (h)
-		for (p++; *p; p++)
-			h = (h << 5) - h + (guint32)*p;
-	return h;
-}
-
 /* The image list of `name`, as "dir:flags,..." over the directory names,
- * or NULL when the cache does not hold it. */
-static char *cache_images(const GByteArray *b, const char *name)
+ * or NULL when the cache does not hold it; looked for in the chain of
+ * bucket `h` % n_buckets, with `h` GTK's icon_name_hash of the name
+ * (computed apart, in Python: h = h * 31 + c). */
+static char *cache_images(const GByteArray *b, const char *name, guint32 h)
 {
 	guint32 hash = get32(b, 4), dirs = get32(b, 8);
 	guint32 n_buckets = get32(b, hash);
-	guint32 icon = get32(b, hash + 4 + 4 * (gtk_hash(name) % n_buckets));
+	guint32 icon = get32(b, hash + 4 + 4 * (h % n_buckets));
 
 	while (icon != 0xffffffffu) {
 		if (g_str_equal((const char *)b->data + get32(b, icon + 4),
@@ -87,14 +77,14 @@ TEST(read_back)
 	ASSERT_EQ_INT(get16(b, 0), 1); /* major */
 	ASSERT_EQ_INT(get16(b, 2), 0); /* minor */
 	ASSERT_EQ_INT(get32(b, get32(b, 8)), 3); /* directories */
-	a = cache_images(b, "edit-copy");
+	a = cache_images(b, "edit-copy", 2382272856u);
 	ASSERT_EQ_STR(a, "16x16:4,48x48@2:4,scalable:2");
-	z = cache_images(b, "zz-last");
+	z = cache_images(b, "zz-last", 0x08942d03u);
 	ASSERT_EQ_STR(z, "16x16:4,48x48@2:4");
 	/* a symbolic name only as SVG in scalable/ */
-	sym = cache_images(b, "go-next-symbolic");
+	sym = cache_images(b, "go-next-symbolic", 0xe847de27u);
 	ASSERT_EQ_STR(sym, "scalable:2");
-	none = cache_images(b, "not-there");
+	none = cache_images(b, "not-there", 0x0bba8aeau);
 	ASSERT_TRUE(none == NULL);
 }
 
@@ -109,7 +99,7 @@ TEST(empty_theme)
 	g_ptr_array_add(dirs, "scalable");
 	iconcache_build(dirs, names, svgs, b);
 	ASSERT_EQ_INT(get16(b, 0), 1);
-	x = cache_images(b, "anything");
+	x = cache_images(b, "anything", 0xec4d5e82u);
 	ASSERT_TRUE(x == NULL);
 }
 

@@ -6,41 +6,40 @@
 #include "mountinfo.h"
 #include "test.h"
 
-TEST(fuse_line)
+/* Lines as the kernel writes them: optional fields or none, escapes. */
+TEST(lines)
 {
+	static const struct {
+		const char *line, *mountpoint, *fstype, *source;
+	} cases[] = {
+		{ "43 27 0:40 / /run/user/1000/iconfs ro,nosuid,nodev,relatime "
+		  "shared:5 - fuse.iconfs iconfs ro,user_id=1000,group_id=1000,"
+		  "default_permissions\n",
+		  "/run/user/1000/iconfs", "fuse.iconfs", "iconfs" },
+		/* a space, a tab and a backslash; no optional field */
+		{ "60 1 0:52 / /home/a\\040b\\011c\\134d rw - fuse.sshfs u@h:/x "
+		  "rw,user_id=0",
+		  "/home/a b\tc\\d", "fuse.sshfs", "u@h:/x" },
+	};
 	struct mount_entry e;
 
-	ASSERT_EQ_INT(mountinfo_parse_line(
-			      "43 27 0:40 / /run/user/1000/iconfs ro,nosuid,"
-			      "nodev,relatime shared:5 - fuse.iconfs iconfs "
-			      "ro,user_id=1000,group_id=1000,"
-			      "default_permissions\n",
-			      &e),
-		      0);
-	ASSERT_EQ_STR(e.mountpoint, "/run/user/1000/iconfs");
-	ASSERT_EQ_STR(e.fstype, "fuse.iconfs");
-	ASSERT_EQ_STR(e.source, "iconfs");
-	ASSERT_TRUE(mount_options_have(e.options, "user_id", "1000"));
-	ASSERT_TRUE(!mount_options_have(e.options, "user_id", "100"));
-	ASSERT_TRUE(!mount_options_have(e.options, "group_id", "10000"));
-	ASSERT_TRUE(mount_options_have(e.options, "group_id", "1000"));
-	mount_entry_clear(&e);
-}
-
-TEST(escapes_and_no_optional_fields)
-{
-	struct mount_entry e;
-
-	/* a space, a tab and a backslash in the mount point; no optional
-	 * field before the separator */
-	ASSERT_EQ_INT(mountinfo_parse_line("60 1 0:52 / /home/a\\040b\\011c\\134d "
-					   "rw - fuse.sshfs u@h:/x rw,user_id=0",
-					   &e),
-		      0);
-	ASSERT_EQ_STR(e.mountpoint, "/home/a b\tc\\d");
-	ASSERT_EQ_STR(e.fstype, "fuse.sshfs");
-	ASSERT_EQ_STR(e.source, "u@h:/x");
-	mount_entry_clear(&e);
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+		ASSERT_EQ_INT(mountinfo_parse_line(cases[i].line, &e), 0);
+		ASSERT_EQ_STR(e.mountpoint, cases[i].mountpoint);
+		ASSERT_EQ_STR(e.fstype, cases[i].fstype);
+		ASSERT_EQ_STR(e.source, cases[i].source);
+		if (i == 0) {
+			ASSERT_TRUE(mount_options_have(e.options, "user_id",
+						       "1000"));
+			ASSERT_TRUE(!mount_options_have(e.options, "user_id",
+							"100"));
+			ASSERT_TRUE(!mount_options_have(e.options, "group_id",
+							"10000"));
+			ASSERT_TRUE(mount_options_have(e.options, "group_id",
+						       "1000"));
+		}
+		mount_entry_clear(&e);
+	}
 }
 
 TEST(malformed_lines)
@@ -84,5 +83,5 @@ TEST(this_process)
 	ASSERT_TRUE(mountinfo_path("relative") == NULL && errno == EINVAL);
 }
 
-TEST_MAIN(TEST_CASE(fuse_line), TEST_CASE(escapes_and_no_optional_fields),
-	  TEST_CASE(malformed_lines), TEST_CASE(this_process))
+TEST_MAIN(TEST_CASE(lines), TEST_CASE(malformed_lines),
+	  TEST_CASE(this_process))
