@@ -1,6 +1,7 @@
-/* Command-line plumbing shared by the subcommands (one file each for the
- * larger ones: status.c, prerender.c): the parsed options and the index each
- * command opens. */
+/* Command-line plumbing shared by the subcommands (cli.c; one file each for
+ * the larger commands: status.c, prerender.c; iconfs.c parses the command
+ * line and dispatches): the parsed options, usage errors, and the index
+ * each command opens. */
 #pragma once
 
 #include <sqlite3.h>
@@ -51,6 +52,9 @@ int cli_index(const struct cli_options *o, const char *mountpoint,
  * logged as one line. */
 void cli_usage_error(const char *fmt, ...) _printf_(1, 2);
 unsigned cli_usage_errors(void);
+
+/* `s` as an integer from min to max: 0, or -EINVAL (nothing logged). */
+int cli_int(const char *s, int min, int max, int *ret);
 
 /* An integer option from min to max; -EINVAL with a log line naming
  * `what` otherwise. */

@@ -33,95 +33,6 @@ struct command {
 	unsigned opts; /* the options it takes (OPT_*) */
 };
 
-static unsigned usage_errors;
-
-/* --theme names an installed theme, or it is a usage error that lists
- * them; with `lenient` (lookup, which follows the specification: a
- * missing theme is searched as hicolor), a warning that lists them. */
-static int theme_check(sqlite3 *db, const char *theme, bool lenient)
-{
-	_cleanup_(lookup_freep) struct lookup *l = NULL;
-	g_autoptr(GPtrArray) themes = NULL;
-	g_autofree char *list = NULL;
-	int r;
-
-	r = lookup_new(db, &l);
-	if (r >= 0)
-		r = lookup_themes(l, &themes);
-	if (r < 0)
-		return log_error_errno(r, "cannot list the themes: %m");
-	for (guint i = 0; i < themes->len; i++)
-		if (streq(themes->pdata[i], theme))
-			return 0;
-	g_ptr_array_add(themes, NULL);
-	list = g_strjoinv(", ", (char **)themes->pdata);
-	if (lenient) {
-		log_warning("unknown theme '%s' (installed: %s): looked up as "
-			    "the specification says, in hicolor",
-			    theme, *list ? list : "none");
-		return 0;
-	}
-	cli_usage_error("unknown theme '%s'; installed: %s", theme,
-			*list ? list : "none");
-	return -ENOENT;
-}
-
-void cli_usage_error(const char *fmt, ...)
-{
-	g_autofree char *msg = NULL;
-	va_list ap;
-
-	va_start(ap, fmt);
-	msg = g_strdup_vprintf(fmt, ap);
-	va_end(ap);
-	log_error("%s", msg);
-	usage_errors++;
-}
-
-unsigned cli_usage_errors(void)
-{
-	return usage_errors;
-}
-
-int cli_index(const struct cli_options *o, const char *mountpoint,
-	      unsigned flags, sqlite3 **ret_db, char ***ret_basedirs)
-{
-	g_auto(GStrv) bases = basedirs_list(o->icon_dirs, mountpoint);
-	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
-	struct scan_stats st;
-	int r;
-
-	/* the default list names directories that need not exist; a list
-	 * given by hand should not */
-	if (o->icon_dirs) {
-		g_auto(GStrv) dirs = g_strsplit(o->icon_dirs, ":", -1);
-
-		for (char **d = dirs; *d; d++)
-			if (**d && !g_file_test(*d, G_FILE_TEST_IS_DIR))
-				log_warning("icon directory '%s' is not a "
-					    "directory: nothing is indexed "
-					    "from it",
-					    *d);
-	}
-	r = index_open(o->db, bases, flags, &db, &st);
-	if (r < 0)
-		return r;
-	if (o->theme) {
-		r = theme_check(db, o->theme, o->theme_lenient);
-		if (r < 0)
-			return r;
-	}
-	if (flags & INDEX_PROGRESS)
-		printf("%u themes, %u directories read, %llu icons, "
-		       "%u problems, %.2f s\n",
-		       st.themes, st.dirs_read, st.icons, st.problems,
-		       st.seconds);
-	if (ret_basedirs)
-		*ret_basedirs = g_steal_pointer(&bases);
-	*ret_db = TAKE_PTR(db);
-	return 0;
-}
-
 static char *default_mountpoint(const struct cli_options *o)
 {
 	return o->mountpoint ? g_strdup(o->mountpoint)
@@ -155,29 +66,6 @@ static int cmd_index(struct cli_options *o)
 	return r < 0 ? 1 : 0;
 }
 
-static int parse_int(const char *s, int min, int max, int *ret)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max)
-		return -EINVAL;
-	*ret = (int)v;
-	return 0;
-}
-
-int cli_parse_int(const char *s, int min, int max, const char *what, int *ret)
-{
-	if (parse_int(s, min, max, ret) < 0) {
-		cli_usage_error("invalid %s '%s' (%d to %d)", what, s, min,
-				max);
-		return -EINVAL;
-	}
-	return 0;
-}
-
 /* `iconfs lookup --batch`: "NAME SIZE [SCALE]" per input line, one output
  * line each: the path, or an empty line when nothing resolves. */
 static int lookup_batch(struct lookup *l, const char *theme, int scale)
@@ -190,8 +78,8 @@ static int lookup_batch(struct lookup *l, const char *theme, int scale)
 		int size, sc = scale, ext;
 
 		if (g_strv_length(f) < 2 ||
-		    parse_int(f[1], 1, 65536, &size) < 0 ||
-		    (f[2] && parse_int(f[2], 1, 3, &sc) < 0)) {
+		    cli_int(f[1], 1, 65536, &size) < 0 ||
+		    (f[2] && cli_int(f[2], 1, 3, &sc) < 0)) {
 			log_error("invalid query '%s' (NAME SIZE [SCALE])",
 				  line);
 			return 2;
@@ -230,7 +118,7 @@ static int cmd_lookup(struct cli_options *o)
 				"and no operands");
 		return 2;
 	}
-	if (!o->batch && parse_int(o->args[1], 1, 65536, &size) < 0) {
+	if (!o->batch && cli_int(o->args[1], 1, 65536, &size) < 0) {
 		cli_usage_error("invalid size '%s' (1 to 65536)", o->args[1]);
 		return 2;
 	}
