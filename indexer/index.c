@@ -6,22 +6,6 @@
 #include "index.h"
 #include "log.h"
 
-static const char *const ext_names[] = { "png", "svg", "xpm" };
-
-int icon_ext_from_name(const char *ext)
-{
-	for (size_t i = 0; i < ELEMENTSOF(ext_names); i++)
-		if (streq(ext, ext_names[i]))
-			return (int)i;
-	return -1;
-}
-
-const char *icon_ext_name(int ext)
-{
-	return ext >= 0 && ext < (int)ELEMENTSOF(ext_names) ? ext_names[ext]
-							    : "";
-}
-
 int index_open(const char *path, char *const *basedirs, unsigned flags,
 	       sqlite3 **ret_db, struct scan_stats *ret_stats)
 {

@@ -1,32 +1,15 @@
 /* The index as its users outside indexer/ see it: opening it for a command
  * (create, check, migrate, refresh from the base directories), the enums
- * its rows use, and the few read-only queries that the mount and
+ * its rows use (rows.h), and the few read-only queries that the mount and
  * `iconfs status` need. Rows are written only by scan.c. */
 #pragma once
 
 #include <glib.h>
 #include <sqlite3.h>
 
+#include "rows.h"
 #include "scan.h"
 
-/* Icon file formats, in the specification's order of preference; stored as
- * icon.ext and bound as such. */
-enum icon_ext {
-	ICON_EXT_PNG = 0,
-	ICON_EXT_SVG = 1,
-	ICON_EXT_XPM = 2,
-};
-
-/* "png" → ICON_EXT_PNG ...; -1 for any other file-name extension. */
-int icon_ext_from_name(const char *ext);
-const char *icon_ext_name(int ext);
-
-/* What a row of `dir` is; stored as dir.kind and bound as such. */
-enum dir_kind {
-	DIR_KIND_BASE = 0,   /* a base directory (unthemed fallback icons) */
-	DIR_KIND_ROOT = 1,   /* a theme's root in one base directory */
-	DIR_KIND_SUBDIR = 2, /* a listed subdirectory of a theme */
-};
 
 enum index_open_flags {
 	INDEX_PROGRESS = 1 << 0, /* progress on a terminal, counts in stats */

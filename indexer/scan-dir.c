@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "db.h"
-#include "index.h"
+#include "rows.h"
 #include "log.h"
 #include "scanner.h"
 #include "time-util.h"

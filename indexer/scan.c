@@ -11,7 +11,7 @@
 
 #include "basedirs.h"
 #include "db.h"
-#include "index.h"
+#include "rows.h"
 #include "log.h"
 #include "scan.h"
 #include "scanner.h"

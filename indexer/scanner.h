@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 
 #include "basedirs.h"
-#include "index.h"
+#include "rows.h"
 #include "scan.h"
 
 struct stamp {
