@@ -92,18 +92,6 @@ static int lookup_batch(struct lookup *l, const char *theme, int scale)
 	return 0;
 }
 
-/* An index file and its WAL companions. */
-static void remove_index(const char *path)
-{
-	static const char *const ext[] = { "", "-wal", "-shm" };
-
-	for (size_t i = 0; i < ELEMENTSOF(ext); i++) {
-		g_autofree char *f = g_strconcat(path, ext[i], NULL);
-
-		(void)unlink(f);
-	}
-}
-
 static int cmd_lookup(struct cli_options *o)
 {
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
@@ -148,7 +136,7 @@ static int cmd_lookup(struct cli_options *o)
 	if (scratch) {
 		lookup_free(TAKE_PTR(l));
 		sqlite3_close_v2(TAKE_PTR(db));
-		remove_index(o->db);
+		db_unlink(o->db, true);
 		(void)rmdir(scratch);
 		g_free(o->db);
 	}

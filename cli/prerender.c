@@ -287,79 +287,6 @@ static int prerender_into(const struct cli_options *o,
 	return p.failed ? -EIO : 0;
 }
 
-/* Renders in the layer whose source changed or went: dropped before the
- * new renders, so that the layer carries no dead bytes. */
-struct stale {
-	GPtrArray *sources;
-};
-
-static void note_stale(const struct blob_key *k, void *userdata)
-{
-	struct stale *s = userdata;
-	struct stat st;
-
-	if (stat(k->source, &st) < 0 || (long long)st.st_ino != k->ino ||
-	    (long long)st.st_size != k->size ||
-	    timespec_ns(st.st_mtim) != k->mtime_ns)
-		g_ptr_array_add(s->sources, g_strdup(k->source));
-}
-
-static int drop_stale(const char *path)
-{
-	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
-	struct stale s = { g_ptr_array_new_with_free_func(g_free) };
-	int r;
-
-	r = db_open(path, 0, &db);
-	if (r >= 0)
-		r = blob_foreach_source(db, note_stale, &s);
-	if (r >= 0 && s.sources->len > 0) {
-		r = db_exec(db, "BEGIN IMMEDIATE");
-		for (guint i = 0; r >= 0 && i < s.sources->len; i++) {
-			long long freed =
-				blob_drop_source(db, s.sources->pdata[i]);
-			r = freed < 0 ? (int)freed : 0;
-		}
-		r = r >= 0 ? db_exec(db, "COMMIT") : db_exec(db, "ROLLBACK");
-	}
-	g_ptr_array_unref(s.sources);
-	return r;
-}
-
-/* Remove the journal files of the SQLite file at `path` (and the file
- * itself with `main_too`). */
-static void unlink_db(const char *path, bool main_too)
-{
-	static const char *const suffixes[] = { "", "-wal", "-shm" };
-
-	for (size_t i = main_too ? 0 : 1; i < ELEMENTSOF(suffixes); i++) {
-		g_autofree char *p = g_strconcat(path, suffixes[i], NULL);
-
-		(void)unlink(p);
-	}
-}
-
-/* One file that readers open immutable: no WAL beside it, the pages in
- * order, readable by all. */
-static int seal(const char *path)
-{
-	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
-	_cleanup_close_ int fd = -1;
-	int r;
-
-	r = db_open(path, 0, &db);
-	if (r >= 0)
-		r = db_exec(db, "PRAGMA journal_mode = DELETE");
-	if (r < 0)
-		return r;
-	sqlite3_close_v2(TAKE_PTR(db));
-	unlink_db(path, false);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || fchmod(fd, 0644) < 0 || fsync(fd) < 0)
-		return -errno;
-	return 0;
-}
-
 static int copy_file(const char *from, const char *to)
 {
 	_cleanup_close_ int in = open(from, O_RDONLY | O_CLOEXEC);
@@ -406,21 +333,21 @@ static int prerender_shared(const struct cli_options *o,
 				       "'%s': another render of the shared "
 				       "layer is running",
 				       path);
-	unlink_db(tmp, true);
+	db_unlink(tmp, true);
 	r = copy_file(path, tmp);
 	if (r < 0)
 		return log_error_errno(r, "cannot copy '%s': %m", path);
-	r = drop_stale(tmp);
+	r = blob_layer_drop_stale(tmp);
 	if (r >= 0)
 		r = prerender_into(o, plan, tmp);
 	if (r < 0 && r != -EIO) {
-		unlink_db(tmp, true);
+		db_unlink(tmp, true);
 		return r;
 	}
 	/* failed renders are verdicts in the layer, the rest is good */
-	if (seal(tmp) < 0 || rename(tmp, path) < 0) {
+	if (blob_layer_seal(tmp) < 0 || rename(tmp, path) < 0) {
 		r = log_error_errno(-errno, "cannot install '%s': %m", path);
-		unlink_db(tmp, true);
+		db_unlink(tmp, true);
 		return r;
 	}
 	dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -57,7 +57,7 @@ static void print_shared(const struct cli_options *o)
 		return;
 	if (!o->shared_db && access(path, F_OK) < 0)
 		printf("%-16s none (%s)\n", "shared layer", path);
-	else if (blob_layer_check(path) < 0 || db_open_layer(path, &db) < 0 ||
+	else if (blob_layer_check(path) < 0 || db_open_immutable(path, &db) < 0 ||
 		 blob_stats(db, &bs) < 0)
 		printf("%-16s %s (ignored)\n", "shared layer", path);
 	else

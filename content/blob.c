@@ -1,5 +1,7 @@
 /* The rendered-blob table; see blob.h. */
 #include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -8,6 +10,7 @@
 #include "blob.h"
 #include "db.h"
 #include "log.h"
+#include "time-util.h"
 
 /* Who judged a failure: a newer iconfs may decode what this one cannot. */
 #define BLOB_JUDGE ICONFS_VERSION
@@ -137,7 +140,7 @@ static int layer_open(const char *path, sqlite3 **ret, const char **ret_why)
 		*ret_why = "is not a regular file written only by root or you";
 		return -EPERM;
 	}
-	r = db_open_layer(path, &db);
+	r = db_open_immutable(path, &db);
 	if (r < 0) {
 		*ret_why = r == -EPROTO ? "is from another iconfs version"
 					: "is not an iconfs index";
@@ -438,5 +441,62 @@ int blob_stats(sqlite3 *db, struct blob_stats *ret)
 		.bytes = (long long)sqlite3_column_double(s, 1),
 		.failed = sqlite3_column_int64(s, 2),
 	};
+	return 0;
+}
+
+/* Renders in the layer whose source changed or went. */
+struct stale {
+	GPtrArray *sources;
+};
+
+static void note_stale(const struct blob_key *k, void *userdata)
+{
+	struct stale *s = userdata;
+	struct stat st;
+
+	if (stat(k->source, &st) < 0 || (long long)st.st_ino != k->ino ||
+	    (long long)st.st_size != k->size ||
+	    timespec_ns(st.st_mtim) != k->mtime_ns)
+		g_ptr_array_add(s->sources, g_strdup(k->source));
+}
+
+int blob_layer_drop_stale(const char *path)
+{
+	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	struct stale s = { g_ptr_array_new_with_free_func(g_free) };
+	int r;
+
+	r = db_open(path, 0, &db);
+	if (r >= 0)
+		r = blob_foreach_source(db, note_stale, &s);
+	if (r >= 0 && s.sources->len > 0) {
+		r = db_exec(db, "BEGIN IMMEDIATE");
+		for (guint i = 0; r >= 0 && i < s.sources->len; i++) {
+			long long freed =
+				blob_drop_source(db, s.sources->pdata[i]);
+			r = freed < 0 ? (int)freed : 0;
+		}
+		r = r >= 0 ? db_exec(db, "COMMIT") : db_exec(db, "ROLLBACK");
+	}
+	g_ptr_array_unref(s.sources);
+	return r;
+}
+
+int blob_layer_seal(const char *path)
+{
+	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	_cleanup_close_ int fd = -1;
+	int r;
+
+	r = db_open(path, 0, &db);
+	if (r >= 0)
+		r = db_exec(db, "PRAGMA journal_mode = DELETE");
+	if (r < 0)
+		return r;
+	sqlite3_close_v2(TAKE_PTR(db));
+	db_unlink(path, false);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fchmod(fd, 0644) < 0 || fsync(fd) < 0)
+		return -errno;
 	return 0;
 }

@@ -23,10 +23,15 @@ enum db_open_flags {
 int db_open(const char *path, unsigned flags, sqlite3 **ret);
 
 /* A read-only, immutable connection to an index another program wrote
- * (the shared layer of renders): -EBADMSG when it is not an iconfs index,
+ * (such as the shared layer of renders, content/blob.h): -EBADMSG when it
+ * is not an iconfs index,
  * -EPROTO when its schema is not this iconfs's; never written, never
  * locked, never migrated. */
-int db_open_layer(const char *path, sqlite3 **ret);
+int db_open_immutable(const char *path, sqlite3 **ret);
+
+/* Remove the WAL and shared-memory files of the index at `path`, and with
+ * `main_too` the file itself. */
+void db_unlink(const char *path, bool main_too);
 
 /* Another connection to an index db_open() already prepared. Waits for
  * locks at most busy_ms. */

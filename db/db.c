@@ -441,7 +441,18 @@ long long db_meta_get_int(sqlite3 *db, const char *key, long long def)
 	return sqlite3_column_int64(stmt, 0);
 }
 
-int db_open_layer(const char *path, sqlite3 **ret)
+void db_unlink(const char *path, bool main_too)
+{
+	static const char *const suffixes[] = { "", "-wal", "-shm" };
+
+	for (size_t i = main_too ? 0 : 1; i < ELEMENTSOF(suffixes); i++) {
+		g_autofree char *p = g_strconcat(path, suffixes[i], NULL);
+
+		(void)unlink(p);
+	}
+}
+
+int db_open_immutable(const char *path, sqlite3 **ret)
 {
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
 	g_autofree char *escaped = g_uri_escape_string(path, "/", FALSE);

@@ -41,6 +41,13 @@ static inline void blob_reader_freep(struct blob_reader **b)
  * never locked, replaced only by renaming a new one over it. */
 int blob_layer_check(const char *path);
 
+/* Building a layer (`iconfs render --shared-db`, on a copy): drop the
+ * renders whose source changed or went, so that the layer carries no dead
+ * bytes; then seal it: one file that readers open immutable (no WAL
+ * beside it), readable by all. -errno. */
+int blob_layer_drop_stale(const char *path);
+int blob_layer_seal(const char *path);
+
 /* blob_get found the blob in the shared layer. */
 #define BLOB_FROM_SHARED 1
 
