@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
-"""A real login: a booted Debian 12 container (systemd as its PID 1) with
-iconfs installed as a package installs it, the user unit enabled globally
-and a lingering user (alice, uid 1000) whose manager starts at boot.
+"""A real login, with iconfs installed as a distribution installs it: a
+booted Debian 12 container (systemd as its PID 1), the iconfs package
+built from this tree (scripts/package: dpkg-buildpackage and lintian)
+and installed in the running box with `dpkg -i` before a lingering user
+(alice, uid 1000) gets her manager at boot. Nothing enables the user unit
+but the package.
 
-The box is a pristine debootstrap of the packages below, cached under the
-build directory (rebuilt when the list changes, built in a temporary
-directory and renamed when complete); each run boots a fresh overlay of it
-in a mount namespace of its own, so nothing of a run outlives it. A driver
-inside the box (tests/login/driver.py) measures, as the user and in the
-user's session; this side judges:
+The box is a pristine debootstrap of the packages below and the package's
+dependencies, cached under the build directory (rebuilt when the list
+changes, built in a temporary directory and renamed when complete); each
+run boots a fresh overlay of it in a mount namespace of its own, so nothing
+of a run outlives it. A driver inside the box (tests/login/driver.py)
+measures, as the user and in the user's session; this side judges:
 
  1. the mount answers within 5 s of the user manager's start;
  2. the session's environment has the mount first in XDG_DATA_DIRS;
@@ -17,9 +20,23 @@ user's session; this side judges:
  5. after SIGSTOP (a hang) one is back within WatchdogSec + 5 s;
  6. `systemctl --user stop iconfs.service` leaves no mount;
  7. a change of GNOME's icon-theme setting is followed within 1 s;
- 8. the daemon's messages are in `journalctl --user -u iconfs`.
+ 8. the daemon's messages are in `journalctl --user -u iconfs`;
+ 9. the package built without lintian errors, `dpkg -i` installed it and
+    enabled the user unit for every user and the shared layer's path unit;
+10. the installation started the shared layer's build without making dpkg
+    wait, and the confined iconfs-shared.service made
+    /var/cache/iconfs/shared.sqlite (root's, 0644) that the user's
+    `iconfs status` takes; tests/login/check-shared.sh passes;
+11. a theme package (built here with dpkg-deb) installed with `dpkg -i`
+    refreshes the layer through the dpkg trigger (the path unit stopped
+    meanwhile): the service ran again and the layer has the theme's icon;
+12. purging the theme package refreshes the layer without it;
+13. last, after the user's unit is stopped: `apt-get purge iconfs` leaves
+    nothing behind (files, units, enablement links, /var/cache/iconfs,
+    dpkg's records and trigger interest).
 
-Needs root (a booted container); skipped only without root or /dev/fuse.
+Needs root (a booted container) and the packaging tools (scripts/setup);
+skipped only without root or /dev/fuse.
 The box's /dev/fuse is the host's, bound in and set to 0666 as Debian's
 udev rule makes it. On a host with cgroup v1 controllers and v2 beside
 them (hybrid) the box gets the v2 hierarchy, as Debian 12 boots. On a
@@ -46,18 +63,24 @@ from common import check, finish, skip  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LOGIN = os.path.join(HERE, "login")
+PACKAGE = os.path.join(HERE, "..", "scripts", "package")
 ICONFS = os.path.abspath(os.environ.get("ICONFS") or
                          os.path.join(HERE, "..", "build", "cli", "iconfs"))
 BUILD = os.path.dirname(os.path.dirname(ICONFS))
 TEST_DIR = os.path.abspath(os.environ.get("ICONFS_TEST_DIR") or os.path.join(BUILD, "tests"))
 BOX = os.path.join(TEST_DIR, "login-box")
+DEBS_IN_BOX = "var/tmp/iconfs-login"  # nspawn mounts a tmpfs on /tmp
+TEST_THEME = "iconfs-test-theme"
+LAYER = "/var/cache/iconfs/shared.sqlite"
+SHARED_PATH = "iconfs-shared.path"
 USER, UID = "alice", 1000
 MNT = f"/run/user/{UID}/iconfs"
 BOOT_TIMEOUT = 480  # the whole boot, checks and poweroff
 
 # the box: a login (systemd, logind, a session bus), FUSE, the session's
 # settings (dconf, gsettings), GTK 3 with the themes it looks up; the
-# iconfs binary's libraries are added from `ldd` (box_packages)
+# package's own dependencies are added from its Depends (box_packages):
+# `dpkg -i` in the box, offline, finds them installed
 PACKAGES = """
     systemd systemd-sysv dbus dbus-user-session libpam-systemd fuse3
     python3 python3-gi gir1.2-gtk-3.0 adwaita-icon-theme hicolor-icon-theme
@@ -107,31 +130,85 @@ def mirror(suite):
     return "http://deb.debian.org/debian"
 
 
-def box_packages():
-    """PACKAGES and the Debian packages of every library the binary loads."""
-    out = subprocess.run(["ldd", ICONFS], capture_output=True, text=True, check=True).stdout
-    libs = [m.group(1) for m in re.finditer(r"=>\s+(/\S+)", out)]
+def box_packages(deb):
+    """PACKAGES and the iconfs package's dependencies (the first of each
+    alternative, without versions)."""
+    depends = sh("dpkg-deb", "-f", deb, "Depends", "Pre-Depends")
     pkgs = set(PACKAGES)
-    candidates = {}
-    for lib in libs:
-        c = {lib, os.path.realpath(lib)}
-        c |= {p[4:] if p.startswith("/usr/") else "/usr" + p for p in c}
-        candidates[lib] = c
-    # one dpkg -S for all (it exits 1 when any path is unknown: read its output)
-    p = subprocess.run(["dpkg", "-S", *sorted(set().union(*candidates.values()))],
-                       capture_output=True, text=True)
-    owner = {}
-    for line in p.stdout.splitlines():
-        if line.startswith("diversion ") or ": " not in line:
-            continue
-        pkg, path = line.split(": ", 1)
-        owner[path.strip()] = pkg.split(",")[0].split(":")[0].strip()
-    for lib, c in candidates.items():
-        found = [owner[x] for x in c if x in owner]
-        if not found:
-            raise AssertionError(f"no Debian package has {lib}, a library of {ICONFS}")
-        pkgs.add(found[0])
+    for field in depends.splitlines():
+        field = field.split(":", 1)[1] if re.match(r"^[\w-]+:\s", field) else field
+        for dep in field.split(","):
+            name = re.split(r"[\s(:|]", dep.strip(), maxsplit=1)[0]
+            if name:
+                pkgs.add(name)
     return sorted(pkgs)
+
+
+# ---------------------------------------------------------------- the packages
+
+def build_package(outdir):
+    """scripts/package OUTDIR (the run's own directory: a run beside it
+    builds its own): (the iconfs .deb, seconds, exit status, lintian's
+    verdict, scripts/package's output)."""
+    t0 = time.monotonic()
+    # a process group of its own: an interrupted run ends all of it (TERM
+    # first: scripts/package removes its temporary tree)
+    p = subprocess.Popen([PACKAGE, outdir], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, stdin=subprocess.DEVNULL, start_new_session=True)
+    try:
+        stdout, stderr = p.communicate()
+    except BaseException:
+        os.killpg(p.pid, signal.SIGTERM)
+        try:
+            p.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+        raise
+    took = time.monotonic() - t0
+    out = stdout + stderr
+    debs = [l.strip() for l in stdout.splitlines()
+            if l.strip().endswith(".deb") and os.path.basename(l.strip()).startswith("iconfs_")]
+    tags = re.findall(r"^([EWIO]): iconfs", out, re.M)
+    verdict = (f"lintian: {tags.count('E')} errors, {tags.count('W')} warnings, "
+               f"{tags.count('O')} overridden")
+    if len(debs) != 1:
+        errors = [l for l in out.splitlines() if re.search(r"error|^E: ", l, re.I)]
+        raise AssertionError(f"scripts/package {outdir} exited {p.returncode} without one "
+                             f"iconfs .deb ({debs}): the package of this work tree does not "
+                             f"build:\n" + "\n".join(errors[-20:]) + "\n...\n" + out[-1500:])
+    return debs[0], took, p.returncode, verdict, out
+
+
+def make_theme_deb(outdir):
+    """A theme package of one scalable icon: /usr/share/icons/TEST_THEME
+    with its index.theme and scalable/x.svg, built with dpkg-deb."""
+    top = os.path.join(outdir, "theme-pkg")
+    os.makedirs(os.path.join(top, "DEBIAN"))
+    theme = os.path.join(top, "usr/share/icons", TEST_THEME)
+    os.makedirs(os.path.join(theme, "scalable"))
+    with open(os.path.join(top, "DEBIAN/control"), "w") as f:
+        f.write(f"Package: {TEST_THEME}\nVersion: 1.0\nArchitecture: all\n"
+                "Maintainer: iconfs tests <tests@iconfs.invalid>\nSection: graphics\n"
+                "Priority: optional\nDescription: a theme of one icon for tests/test_login.py\n"
+                " Installed in the login box to check that the dpkg trigger of iconfs\n"
+                " refreshes the shared layer.\n")
+    with open(os.path.join(theme, "index.theme"), "w") as f:
+        f.write("[Icon Theme]\nName=iconfs test theme\nComment=one icon, for tests\n"
+                "Inherits=hicolor\nDirectories=scalable\n\n"
+                "[scalable]\nSize=48\nMinSize=8\nMaxSize=512\nType=Scalable\n")
+    with open(os.path.join(theme, "scalable", "x.svg"), "w") as f:
+        f.write('<svg xmlns="http://www.w3.org/2000/svg" width="48" height="48" '
+                'viewBox="0 0 48 48"><rect x="4" y="4" width="40" height="40" rx="6" '
+                'fill="#3465a4"/><circle cx="24" cy="24" r="10" fill="#fce94f"/></svg>\n')
+    for d, dirs, files in os.walk(top):
+        os.chmod(d, 0o755)
+        for n in files:
+            os.chmod(os.path.join(d, n), 0o644)
+    deb = os.path.join(outdir, f"{TEST_THEME}_1.0_all.deb")
+    sh("dpkg-deb", "--root-owner-group", "--build", top, deb)
+    remove_tree(top)
+    return deb
 
 
 def remove_tree(path):
@@ -139,14 +216,15 @@ def remove_tree(path):
     subprocess.run(["rm", "-rf", "--one-file-system", path], capture_output=True)
 
 
-def ensure_image(lock):
-    """The cached pristine root of the box; (path, seconds spent building).
-    Built under an exclusive lock on `lock`, which is left shared: a run
-    that uses the image keeps another from rebuilding it under it."""
+def ensure_image(lock, deb):
+    """The cached pristine root of the box, with the dependencies of the
+    package `deb`; (path, seconds spent building). Built under an exclusive
+    lock on `lock`, which is left shared: a run that uses the image keeps
+    another from rebuilding it under it."""
     os.makedirs(BOX, exist_ok=True)
     suite = codename()
     url = mirror(suite)
-    pkgs = box_packages()
+    pkgs = box_packages(deb)
     want = f"suite {suite}\nmirror {url}\nvariant minbase\n" + "\n".join(pkgs) + "\n"
     root = os.path.join(BOX, "root")
     stamp = os.path.join(BOX, "stamp")
@@ -225,26 +303,31 @@ def sh(*argv):
     return p.stdout
 
 
-def prepare(root):
-    """Install iconfs into the box as a package would and make the login."""
-    sh("meson", "install", "-C", BUILD, "--no-rebuild", "--quiet", "--destdir", root)
-    sh("systemctl", f"--root={root}", "--global", "enable", "iconfs.service")
+def prepare(root, work):
+    """The packages (work/debs) where the box installs them from, the
+    lingering user, the test's units; nothing of iconfs itself: the box
+    installs the package (iconfs-login-install.service)."""
+    debs = os.path.join(root, DEBS_IN_BOX)
+    os.makedirs(debs, exist_ok=True)
+    for e in sorted(os.listdir(os.path.join(work, "debs"))):
+        shutil.copy(os.path.join(work, "debs", e), os.path.join(debs, e))
     sh("useradd", "--root", root, "--uid", str(UID), "--user-group", "--create-home",
        "--shell", "/bin/bash", USER)
     os.makedirs(os.path.join(root, "var/lib/systemd/linger"), exist_ok=True)
     open(os.path.join(root, "var/lib/systemd/linger", USER), "w").close()
     os.makedirs(os.path.join(root, "var/log/journal"), exist_ok=True)
-    for unit in ("iconfs-login-fuse.service", "iconfs-login-check.service"):
+    units = ("iconfs-login-fuse.service", "iconfs-login-install.service",
+             "iconfs-login-check.service")
+    for unit in units:
         shutil.copy(os.path.join(LOGIN, unit), os.path.join(root, "etc/systemd/system", unit))
-    sh("systemctl", f"--root={root}", "enable", "iconfs-login-fuse.service",
-       "iconfs-login-check.service")
+    sh("systemctl", f"--root={root}", "enable", *units)
     with open(os.path.join(root, "etc/hostname"), "w") as f:  # debootstrap copied the host's
         f.write("iconfsbox\n")
 
 
 def boot(work):
     """In a mount namespace of its own (unshare): a fresh overlay of the
-    cached image, iconfs installed into it, then exec the booted container."""
+    cached image, the packages put into it, then exec the booted container."""
     root = os.path.join(work, "root")
     for d in ("upper", "work", "root"):
         os.makedirs(os.path.join(work, d), exist_ok=True)
@@ -255,7 +338,7 @@ def boot(work):
     except AssertionError as e:  # no overlayfs: a copy
         say(f"no overlay ({e}); copying the image")
         sh("cp", "-a", os.path.join(BOX, "root", "."), root)
-    prepare(root)
+    prepare(root, work)
     env = dict(os.environ)
     cg2 = cgroup2()
     if cg2 and os.path.realpath(cg2) != "/sys/fs/cgroup":
@@ -458,6 +541,194 @@ def judge(r):
             f"restarted the unit for the next check: {json.dumps(notes)[:800]}")
 
 
+def state_line(st):
+    """One run of iconfs-shared.service as the driver saw it."""
+    st = st or {}
+    took = (st["exit"] - st["start"]) if st.get("start") and st.get("exit") else None
+    return (f"{st.get('state')} result={st.get('result')} status={st.get('status')} "
+            f"ran {fmt(took)}, waited {fmt(st.get('waited_s'))}")
+
+
+def layer_line(f):
+    f = f or {}
+    if not f.get("exists"):
+        return f"no layer {f.get('error') or ''}"
+    return (f"{'regular' if f.get('regular') else 'NOT A REGULAR FILE'} uid {f.get('uid')} "
+            f"mode {f.get('mode')} {f.get('size')} bytes, dir {f.get('dir')}, "
+            f"{f.get('renders')} renders, {f.get('test_theme_renders')} of {TEST_THEME} "
+            f"({f.get('test_theme_rows')} rows){' ' + f['error'] if f.get('error') else ''}")
+
+
+def judge_package(r, build):
+    """9-13: the package, its shared layer, its trigger, its purge."""
+    deb, took, rc, verdict = build
+    say(f"9. scripts/package built {os.path.basename(deb)} in {took:.1f} s "
+        f"(exit status {rc}; {verdict})")
+    check(rc == 0 and verdict.startswith("lintian: 0 errors"),
+          f"9. scripts/package builds the package with no lintian error: exit status {rc}, "
+          f"{verdict}")
+
+    inst = r.get("package") or {}
+    say(f"9. dpkg -i {inst.get('deb')} in the box: exit status {inst.get('rc')} in "
+        f"{fmt(inst.get('took_s'))}; dpkg-query: {inst.get('dpkg_query')!r}; "
+        f"iconfs.service for every user: {inst.get('global_enabled')} "
+        f"({inst.get('wants_link')}); {SHARED_PATH} {inst.get('path_enabled')}, "
+        f"{inst.get('path_active')}")
+    check(inst.get("rc") == 0 and str(inst.get("dpkg_query", "")).startswith("ii"),
+          f"9. dpkg -i of the package in the booted box installs it: exit status "
+          f"{inst.get('rc')}, dpkg-query {inst.get('dpkg_query')!r}: "
+          f"{(inst.get('output') or '')[-1500:]} {inst.get('error') or ''}")
+    check(inst.get("global_enabled") == "enabled" and inst.get("wants_link"),
+          f"9. the package enabled iconfs.service for every user (nothing else does in the "
+          f"box): systemctl --global is-enabled says {inst.get('global_enabled')!r}, "
+          f"/etc/systemd/user/default.target.wants/iconfs.service -> {inst.get('wants_link')} "
+          f"{inst.get('wants_link_error') or ''}")
+    check(inst.get("path_enabled") == "enabled" and inst.get("path_active") == "active",
+          f"9. the package enabled and started {SHARED_PATH}: {inst.get('path_enabled')!r}, "
+          f"{inst.get('path_active')!r}")
+
+    sh_ = r.get("shared") or {}
+    first = sh_.get("first_run") or {}
+    began = sh_.get("started_after_dpkg_began_s")
+    ended = sh_.get("ended_after_dpkg_returned_s")
+    say(f"10. the installation's build of the layer: started {fmt(began, sign='+')} after "
+        f"dpkg -i began, ended {fmt(ended, sign='+')} after dpkg -i returned "
+        f"(at dpkg's end: {state_line(inst.get('shared_at_end'))}, jobs "
+        f"{inst.get('jobs_at_end')}); {state_line(first)}")
+    check(first.get("result") == "success" and first.get("status") == "0" and
+          began is not None and 0 <= began <= (inst.get("took_s") or 0) + 10,
+          f"10. installing the package starts {SHARED_PATH[:-5]}.service (the postinst on "
+          f"configure): a run that began {fmt(began, sign='+')} after dpkg -i began (dpkg took "
+          f"{fmt(inst.get('took_s'))}): {state_line(first)} {sh_.get('error') or ''}")
+    check(ended is not None and ended > 0,
+          f"10. ... without making dpkg wait for the render: the run ended "
+          f"{fmt(ended, sign='+')} after dpkg -i returned")
+    lay = sh_.get("layer") or {}
+    say(f"10. {LAYER}: {layer_line(lay)}")
+    check(lay.get("exists") and lay.get("regular") and lay.get("uid") == 0 and
+          lay.get("mode") == "0644" and (lay.get("renders") or 0) > 0 and
+          lay.get("dir") == "0755 uid 0",
+          f"10. the confined service built {LAYER}, a regular file of root's, mode 0644, with "
+          f"renders, in a 0755 directory of root's: {layer_line(lay)}")
+    st = sh_.get("status") or {}
+    say(f"10. {USER}'s iconfs status: {st.get('line')!r} (exit status {st.get('rc')})")
+    check(st.get("pngs") and st.get("line", "").find(LAYER) >= 0,
+          f"10. {USER}'s `iconfs status` takes the layer: {st.get('line')!r} "
+          f"(exit status {st.get('rc')}: {st.get('output')})")
+    cs = sh_.get("check_shared") or {}
+    tap = cs.get("tap") or []
+    passed = sum(1 for l in tap if l.startswith("ok"))
+    say(f"10. check-shared.sh: {passed}/{len(tap)} ok in {fmt(cs.get('took_s'))} "
+        f"(exit status {cs.get('rc')}, plan {cs.get('plan')})")
+    for line in tap:
+        say(f"    {line}")
+        check(line.startswith("ok"), f"10. check-shared.sh: {line}")
+    for line in cs.get("comments") or []:
+        say(f"    {line}")
+    check(cs.get("rc") == 0 and tap and cs.get("plan") == f"1..{len(tap)}",
+          f"10. check-shared.sh passes: exit status {cs.get('rc')}, {passed}/{len(tap)} ok, plan "
+          f"{cs.get('plan')} {cs.get('stderr') or ''}")
+
+    th = r.get("theme_package") or {}
+    d = th.get("dpkg") or {}
+    after = th.get("after") or {}
+    before = th.get("before") or {}
+    lb, la = th.get("layer_before") or {}, th.get("layer_after") or {}
+    sb, sa = th.get("status_before") or {}, th.get("status_after") or {}
+    say(f"11. dpkg -i {th.get('deb')} ({SHARED_PATH} stopped: {th.get('path_stop')}): exit "
+        f"status {d.get('rc')} in {fmt(d.get('took_s'))}; the trigger's run started "
+        f"{fmt(th.get('started_after_dpkg_began_s'), sign='+')} after dpkg began, ended "
+        f"{fmt(th.get('ended_after_dpkg_returned_s'), sign='+')} after it returned: "
+        f"{state_line(after)}")
+    say(f"11. layer before: {layer_line(lb)}; after: {layer_line(la)}; {USER}'s status "
+        f"{sb.get('pngs')} -> {sa.get('pngs')} PNGs")
+    check(d.get("rc") == 0 and th.get("path_stop", [1])[0] == 0,
+          f"11. dpkg -i of a theme package in the box: exit status {d.get('rc')} "
+          f"{(d.get('output') or '')[-1000:]} (stopping {SHARED_PATH}: {th.get('path_stop')}) "
+          f"{th.get('error') or ''}")
+    check(after.get("started") and after.get("ended") and after.get("result") == "success"
+          and after.get("invocation") not in (None, "", before.get("invocation")),
+          f"11. the dpkg trigger ran {SHARED_PATH[:-5]}.service again after the theme package's "
+          f"installation (the path unit stopped): {state_line(after)}, invocation "
+          f"{before.get('invocation')} -> {after.get('invocation')}")
+    check(lb.get("test_theme_rows") == 0 and (la.get("test_theme_renders") or 0) > 0 and
+          (la.get("ino"), la.get("mtime_ns")) != (lb.get("ino"), lb.get("mtime_ns")),
+          f"11. the refreshed layer has the new theme's icon: {layer_line(lb)} -> "
+          f"{layer_line(la)}")
+    check(sb.get("pngs") is not None and sa.get("pngs") is not None and sa["pngs"] > sb["pngs"],
+          f"11. {USER}'s iconfs status counts the new renders: {sb.get('line')!r} -> "
+          f"{sa.get('line')!r}")
+    check(th.get("path_start", [1])[0] == 0,
+          f"11. {SHARED_PATH} starts again: {th.get('path_start')}")
+
+    rm = r.get("theme_removal") or {}
+    d = rm.get("dpkg") or {}
+    after = rm.get("after") or {}
+    la = rm.get("layer_after") or {}
+    say(f"12. dpkg --purge {TEST_THEME}: exit status {d.get('rc')} in {fmt(d.get('took_s'))}; "
+        f"run started {fmt(rm.get('started_after_dpkg_began_s'), sign='+')} after: "
+        f"{state_line(after)}; layer {layer_line(la)}")
+    check(d.get("rc") == 0 and not rm.get("theme_dir_left"),
+          f"12. dpkg --purge {TEST_THEME} removes the theme: exit status {d.get('rc')} "
+          f"{(d.get('output') or '')[-800:]}; left /usr/share/icons/{TEST_THEME}: "
+          f"{rm.get('theme_dir_left')} {rm.get('error') or ''}")
+    check(after.get("started") and after.get("ended") and after.get("result") == "success"
+          and la.get("exists") and la.get("test_theme_rows") == 0 and (la.get("renders") or 0) > 0,
+          f"12. removing the theme package refreshes the layer without its renders: "
+          f"{state_line(after)}; {layer_line(la)}")
+
+    pu = r.get("purge") or {}
+    apt = pu.get("apt") or {}
+    say(f"13. {USER}'s unit stopped (exit status {(pu.get('user_stop') or [None])[0]}, mounts "
+        f"{pu.get('mounts_after_user_stop')}); apt-get purge iconfs: exit status {apt.get('rc')} "
+        f"in {fmt(apt.get('took_s'))}; left: files {pu.get('left')}, named {pu.get('named')}, "
+        f"links {pu.get('etc_systemd')}, units {pu.get('unit_files')}, trigger interest "
+        f"{pu.get('trigger_interest')}; users' own data (not the package's): "
+        f"{pu.get('users_data')}")
+    check((pu.get("user_stop") or [1])[0] == 0 and pu.get("mounts_after_user_stop") == [],
+          f"13. {USER}'s iconfs.service stops before the purge: {pu.get('user_stop')}, mounts "
+          f"{pu.get('mounts_after_user_stop')} {pu.get('error') or ''}")
+    check(apt.get("rc") == 0,
+          f"13. apt-get purge iconfs: exit status {apt.get('rc')} {(apt.get('output') or '')[-1500:]}")
+    check(pu.get("left") == [],
+          f"13. the purge leaves none of the package's files, /var/cache/iconfs or the "
+          f"enablement links: {pu.get('left')}")
+    dl = pu.get("dpkg_L") or {}
+    dq = pu.get("dpkg_query") or {}
+    check(dl.get("rc") not in (None, 0) and dl.get("files") == [] and dq.get("rc") not in (None, 0),
+          f"13. dpkg knows no iconfs after the purge: dpkg -L exit status {dl.get('rc')} "
+          f"{dl.get('files')} {dl.get('stderr')!r}; dpkg-query exit status {dq.get('rc')} "
+          f"{dq.get('output')!r}")
+    ge = pu.get("global_enabled") or {}
+    check(ge.get("rc") not in (None, 0) and pu.get("unit_files") == [] and
+          pu.get("etc_systemd") == [],
+          f"13. no unit of iconfs is left, nor enabled: systemctl --global is-enabled "
+          f"iconfs.service {ge}; list-unit-files {pu.get('unit_files')}; under /etc/systemd "
+          f"{pu.get('etc_systemd')}")
+    check(pu.get("named") == [] and pu.get("trigger_interest") == [],
+          f"13. nothing named after iconfs is left on the box's system (/, /run; not the test's "
+          f"packages, not users' own data): {pu.get('named')}; dpkg's trigger interest: "
+          f"{pu.get('trigger_interest')}")
+
+
+def figures(r, package_s, built, box_s, total_s):
+    """The run's times, one line."""
+    inst = r.get("package") or {}
+    first = (r.get("shared") or {}).get("first_run") or {}
+    trig = (r.get("theme_package") or {}).get("after") or {}
+    rm = (r.get("theme_removal") or {}).get("after") or {}
+    cs = (r.get("shared") or {}).get("check_shared") or {}
+    apt = (r.get("purge") or {}).get("apt") or {}
+
+    def ran(st):
+        return fmt(st["exit"] - st["start"]) if st.get("start") and st.get("exit") else "none"
+    say(f"figures: package {package_s:.1f} s, image {'built %.0f s' % built if built else 'cached'}, "
+        f"box {box_s:.1f} s, whole test {total_s:.1f} s; dpkg -i {fmt(inst.get('took_s'))}; "
+        f"layer built by the installation in {ran(first)}, check-shared.sh "
+        f"{fmt(cs.get('took_s'))}, the trigger's refresh {ran(trig)}, after the theme's removal "
+        f"{ran(rm)}; apt-get purge {fmt(apt.get('took_s'))}")
+
+
 def interrupted(*_):
     raise KeyboardInterrupt("SIGTERM")
 
@@ -467,17 +738,31 @@ def main():
         skip("a booted container needs root")
     if not os.path.exists("/dev/fuse"):
         skip("no /dev/fuse")
-    for tool in ("debootstrap", "systemd-nspawn", "unshare", "useradd", "meson"):
+    for tool in ("debootstrap", "systemd-nspawn", "unshare", "useradd", "git", "dpkg-deb",
+                 "dpkg-buildpackage", "dh", "lintian"):
         check(shutil.which(tool) is not None,
-              f"{tool} is installed (scripts/setup installs debootstrap, systemd-container)")
+              f"{tool} is installed (scripts/setup installs debootstrap, systemd-container, "
+              f"debhelper, dpkg-dev, lintian)")
     # the runner's time-out (SIGTERM) ends debootstrap, or powers the box
     # off, on the way out
     signal.signal(signal.SIGTERM, interrupted)
+    t_start = time.monotonic()
     os.makedirs(BOX, exist_ok=True)
-    lock = open(os.path.join(BOX, "lock"), "w")
-    _, built = ensure_image(lock)
     work = tempfile.mkdtemp(prefix="login-run-", dir=TEST_DIR)
     try:
+        debs = os.path.join(work, "debs")
+        deb, package_s, package_rc, verdict, package_out = build_package(debs)
+        say(f"package: {os.path.basename(deb)} built in {package_s:.1f} s (scripts/package "
+            f"exit status {package_rc}; {verdict})")
+        for line in package_out.splitlines():
+            if re.match(r"^[EW]: ", line):
+                say(f"  {line}")
+        for e in os.listdir(debs):  # the debug symbols stay out of the box
+            if e.endswith(".deb") and e != os.path.basename(deb):
+                os.unlink(os.path.join(debs, e))
+        make_theme_deb(debs)
+        lock = open(os.path.join(BOX, "lock"), "w")
+        _, built = ensure_image(lock, deb)
         rc, console, took = run_box(work)
         say(f"box ran {took:.1f} s (image {'built in %.0f s' % built if built else 'cached'}), "
             f"nspawn exit status {rc}")
@@ -491,12 +776,16 @@ def main():
               f"the box booted, ran its checks and powered off (nspawn exit status {rc}, "
               f"steps {results.get('steps')})")
         judge(results)
+        judge_package(results, (deb, package_s, package_rc, verdict))
+        figures(results, package_s, built, took, time.monotonic() - t_start)
         if common.failures:
             res = os.path.join(work, "results")
             say("\n==== console (tail) ====\n" + "\n".join(console.splitlines()[-150:]))
             for name, n in (("status.txt", 80), ("user-journal.txt", 80),
                             ("user-journal-root.txt", 80), ("failed.txt", 20),
-                            ("journal.txt", 150), ("driver.log", 100)):
+                            ("journal.txt", 150), ("shared-journal.txt", 120),
+                            ("dpkg-log.txt", 60), ("journal-end.txt", 150),
+                            ("driver.log", 100)):
                 say(f"\n==== {name} (tail) ====\n" + tail(os.path.join(res, name), n))
             say("\n==== mounts at the end ====\n" +
                 "\n".join(l for l in tail(os.path.join(res, "mountinfo.txt"), 1000).splitlines()

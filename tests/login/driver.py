@@ -1,13 +1,19 @@
 #!/usr/bin/python3
 """The login test's driver, inside the booted box (tests/test_login.py).
 
-A system unit of the box (iconfs-login-check.service, ordered before
+A system unit of the box (iconfs-login-install.service, ordered before
 systemd-logind, which starts the lingering user's manager at boot) runs
-`driver.py RESULTS` as root. It measures, as the user and in the user's
-session, what the host side then judges: it writes RESULTS/results.json
-after every step (a box that overruns still leaves what it measured),
-diagnostics beside it, and powers the box off. Python standard library
-only: the box has python3 and nothing else of ours.
+`driver.py install RESULTS`: `dpkg -i` of the iconfs package, as an
+administrator installs it, recorded in RESULTS/install.json. Another
+(iconfs-login-check.service, started beside it) runs `driver.py RESULTS` as
+root. It measures, as the user and in the user's session, what the host
+side then judges: it writes RESULTS/results.json after every step (a box
+that overruns still leaves what it measured), diagnostics beside it, and
+powers the box off. After the login's checks come the package's: the
+shared layer (its build started by the installation, check-shared.sh), a
+theme package installed and removed (the dpkg trigger), and last the
+package purged. Python standard library only: the box has python3 and
+nothing else of ours.
 
 `driver.py probe MNT TIMEOUT [CHANGED_FROM]`, run as the user, is the
 probe: it says "ready", waits for "go" on stdin, then asks the mount for
@@ -18,10 +24,13 @@ value and the errors seen before it. A request to a stopped daemon blocks:
 a timer ends the probe at TIMEOUT whatever the main thread is doing.
 """
 import errno
+import glob
 import json
 import os
 import re
 import signal
+import sqlite3
+import stat
 import subprocess
 import sys
 import threading
@@ -33,6 +42,27 @@ RUN = f"/run/user/{UID}"
 MNT = f"{RUN}/iconfs"
 XATTR = "user.iconfs.theme"
 SELF = os.path.abspath(__file__)
+LOGIN = os.path.dirname(SELF)
+# the packages, put there by the host (nspawn mounts a tmpfs on /tmp)
+DEBS = "/var/tmp/iconfs-login"
+TEST_THEME = "iconfs-test-theme"
+SHARED = "iconfs-shared.service"
+SHARED_PATH = "iconfs-shared.path"
+OURS = "iconfs-login-"  # the test's own units
+LAYER = "/var/cache/iconfs/shared.sqlite"
+# what the package installs, and what enabling its units makes
+PACKAGE_PATHS = [
+    "/usr/bin/iconfs", "/usr/lib/systemd/user/iconfs.service",
+    "/usr/lib/systemd/system/iconfs-shared.service", "/usr/lib/systemd/system/iconfs-shared.path",
+    "/usr/lib/environment.d/60-iconfs.conf", "/usr/share/man/man1/iconfs.1.gz",
+    "/usr/share/bash-completion/completions/iconfs", "/usr/share/doc/iconfs",
+    "/usr/share/lintian/overrides/iconfs", "/var/cache/iconfs",
+    "/etc/systemd/user/default.target.wants/iconfs.service",
+    "/etc/systemd/system/paths.target.wants/iconfs-shared.path",
+    "/var/lib/dpkg/info/iconfs.list",
+]
+ADMIN_ENV = dict(os.environ, DEBIAN_FRONTEND="noninteractive",
+                 PATH="/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin")
 # the user's commands: the environment of a login's processes that talk to
 # the user manager (runuser has no pam_systemd: no logind session of its own)
 AS_USER = ["runuser", "-u", USER, "--", "env", f"HOME=/home/{USER}",
@@ -84,10 +114,10 @@ def probe(mnt, timeout, changed_from=None):
 
 # ---------------------------------------------------------------- driver
 
-def run(argv, timeout=60, input=None):
+def run(argv, timeout=60, input=None, env=None):
     """(returncode, stdout, stderr); a command that overruns is killed (-9)."""
     try:
-        p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout,
+        p = subprocess.run(argv, capture_output=True, text=True, timeout=timeout, env=env,
                            input=input, stdin=None if input is not None else subprocess.DEVNULL)
         return p.returncode, p.stdout, p.stderr
     except subprocess.TimeoutExpired as e:
@@ -234,10 +264,126 @@ def stopped(pid, timeout):
     return False
 
 
+# ---------------------------------------------------------------- the package
+
+def the_deb(pattern):
+    found = sorted(glob.glob(os.path.join(DEBS, pattern)))
+    if len(found) != 1:
+        raise RuntimeError(f"expected one {pattern} in {DEBS}, found {found}")
+    return found[0]
+
+
+def admin(*argv, timeout=120):
+    """A command of the administrator's (dpkg, apt-get): root, non-interactive."""
+    return run(list(argv), timeout=timeout, env=ADMIN_ENV)
+
+
+def shared_state():
+    """iconfs-shared.service's last run as systemd shows it (times in
+    CLOCK_MONOTONIC seconds)."""
+    s = show(SHARED, "ActiveState", "SubState", "Result", "ExecMainStatus", "InvocationID",
+             "ExecMainStartTimestampMonotonic", "ExecMainExitTimestampMonotonic")
+    return {"state": f"{s.get('ActiveState')}/{s.get('SubState')}", "result": s.get("Result"),
+            "status": s.get("ExecMainStatus"), "invocation": s.get("InvocationID"),
+            "start": mono_us(s.get("ExecMainStartTimestampMonotonic")),
+            "exit": mono_us(s.get("ExecMainExitTimestampMonotonic"))}
+
+
+def wait_shared(started_after=None, start_timeout=20, timeout=240):
+    """Wait for a run of iconfs-shared.service to end: one that started after
+    `started_after` (monotonic s; None: whatever runs or is queued now).
+    The state at the end, with `waited_s`; `started` False when no new run
+    began within `start_timeout`."""
+    t0 = time.monotonic()
+    st = shared_state()
+    if started_after is not None:
+        while (st["start"] or 0) <= started_after:
+            if time.monotonic() - t0 > start_timeout:
+                st.update(started=False, waited_s=time.monotonic() - t0)
+                return st
+            time.sleep(0.1)
+            st = shared_state()
+    while True:
+        queued = run(["systemctl", "list-jobs", "--no-legend", SHARED], timeout=20)[1].strip()
+        if not st["state"].startswith("activating") and not queued:
+            break
+        if time.monotonic() - t0 > timeout:
+            st.update(started=True, ended=False, waited_s=time.monotonic() - t0)
+            return st
+        time.sleep(0.2)
+        st = shared_state()
+    st.update(started=True, ended=True, waited_s=time.monotonic() - t0)
+    return st
+
+
+def layer_facts():
+    """The shared layer's file and what it holds, opened immutable as mounts
+    open it."""
+    try:
+        st = os.lstat(LAYER)
+    except FileNotFoundError:
+        return {"exists": False}
+    f = {"exists": True, "regular": stat.S_ISREG(st.st_mode), "uid": st.st_uid,
+         "mode": f"{stat.S_IMODE(st.st_mode):04o}", "size": st.st_size,
+         "mtime_ns": st.st_mtime_ns, "ino": st.st_ino}
+    try:
+        d = os.lstat(os.path.dirname(LAYER))
+        f["dir"] = f"{'symlink ' if stat.S_ISLNK(d.st_mode) else ''}" \
+                   f"{stat.S_IMODE(d.st_mode):04o} uid {d.st_uid}"
+        db = sqlite3.connect(f"file:{LAYER}?immutable=1", uri=True)
+        try:
+            ok = "status = 0 AND data IS NOT NULL"
+            f["renders"] = db.execute(f"SELECT count(*) FROM blob WHERE {ok}").fetchone()[0]
+            like = f"%/{TEST_THEME}/%"
+            f["test_theme_rows"] = db.execute(
+                "SELECT count(*) FROM blob WHERE source LIKE ?", (like,)).fetchone()[0]
+            f["test_theme_renders"] = db.execute(
+                f"SELECT count(*) FROM blob WHERE source LIKE ? AND {ok}", (like,)).fetchone()[0]
+        finally:
+            db.close()
+    except (OSError, sqlite3.Error) as e:
+        f["error"] = f"{type(e).__name__}: {e}"
+    return f
+
+
+def user_status():
+    """The user's `iconfs status`, and its shared layer line."""
+    rc, out, err = user("iconfs", "status", timeout=60)
+    line = next((l for l in out.splitlines() if l.startswith("shared layer")), None)
+    m = re.search(r": (\d+) PNGs", line or "")
+    return {"rc": rc, "line": line, "pngs": int(m.group(1)) if m else None,
+            "output": (out + err)[-1500:]}
+
+
+def install(out):
+    """`driver.py install RESULTS`, run by iconfs-login-install.service
+    before the user's manager starts: dpkg -i of the package."""
+    res = {}
+    try:
+        deb = the_deb("iconfs_*.deb")
+        res["deb"] = os.path.basename(deb)
+        res["start"] = time.monotonic()
+        rc, o, e = admin("dpkg", "-i", deb, timeout=150)
+        res["end"] = time.monotonic()
+        res.update(rc=rc, output=(o + e)[-3000:], took_s=res["end"] - res["start"])
+        # the layer's build started by the installation, as dpkg left it
+        res["shared_at_end"] = shared_state()
+        rc, o, e = run(["systemctl", "list-jobs", "--no-legend"], timeout=20)
+        res["jobs_at_end"] = [l for l in o.splitlines() if "iconfs" in l]
+    except Exception as e:  # recorded: the host says what failed
+        res["error"] = f"{type(e).__name__}: {e}"
+    tmp = os.path.join(out, "install.json.tmp")
+    with open(tmp, "w") as f:
+        json.dump(res, f, indent=1)
+    os.rename(tmp, os.path.join(out, "install.json"))
+    print(f"install: {json.dumps(res)[:2000]}", flush=True)
+
+
 class Driver:
     def __init__(self, out):
         self.out = out
         self.results = {"steps": []}
+        self.diagnosed = False
         self.log = open(os.path.join(out, "driver.log"), "a", buffering=1)
 
     def say(self, *args):
@@ -430,7 +576,166 @@ class Driver:
         res["mounts_after_start"] = mount_entries()
         return res
 
+    # ------------------------------------------------------------ the package
+
+    def package(self):
+        """9: the package as dpkg -i installed it before the login
+        (install.json), and what its installation enabled: the user unit
+        for every user (nothing else enables it in the box) and the path
+        unit of the shared layer."""
+        try:
+            with open(os.path.join(self.out, "install.json")) as f:
+                res = json.load(f)
+        except (OSError, ValueError) as e:
+            res = {"error": f"iconfs-login-install.service left no install.json: {e}"}
+        rc, out, err = run(["dpkg-query", "-W", "-f", "${db:Status-Abbrev}${Version}", "iconfs"])
+        res["dpkg_query"] = (out + err).strip()
+        rc, out, err = run(["systemctl", "--global", "is-enabled", "iconfs.service"])
+        res["global_enabled"] = (out + err).strip()
+        try:
+            res["wants_link"] = os.readlink("/etc/systemd/user/default.target.wants/iconfs.service")
+        except OSError as e:
+            res["wants_link"] = None
+            res["wants_link_error"] = str(e)
+        for what in ("is-enabled", "is-active"):
+            rc, out, err = run(["systemctl", what, SHARED_PATH])
+            res[f"path_{what.split('-')[1]}"] = (out + err).strip()
+        return res
+
+    def shared(self):
+        """10: the shared layer. The installation started its build (the
+        postinst, without making dpkg wait): nothing else starts
+        iconfs-shared.service before this step. Then check-shared.sh, and
+        the user's `iconfs status`."""
+        inst = self.results.get("package") or {}
+        res = {"first_run": wait_shared(timeout=240)}
+        first = res["first_run"]
+        if inst.get("start") is not None and first.get("start"):
+            res["started_after_dpkg_began_s"] = first["start"] - inst["start"]
+        if inst.get("end") is not None and first.get("exit"):
+            res["ended_after_dpkg_returned_s"] = first["exit"] - inst["end"]
+        if first.get("start") and first.get("exit"):
+            res["ran_s"] = first["exit"] - first["start"]
+        res["layer"] = layer_facts()
+        res["status"] = user_status()
+        t0 = time.monotonic()
+        rc, out, err = run(["sh", os.path.join(LOGIN, "check-shared.sh")], timeout=900,
+                           env=dict(ADMIN_ENV, ICONFS_SHARED_TIMEOUT="240"))
+        res["check_shared"] = {
+            "rc": rc, "took_s": time.monotonic() - t0, "stderr": err[-2000:],
+            "tap": [l for l in out.splitlines() if re.match(r"(not )?ok \d+", l)],
+            "plan": next((l for l in out.splitlines() if re.match(r"1\.\.\d+", l)), None),
+            "comments": [l for l in out.splitlines() if l.startswith("#")][:80]}
+        res["layer_after_check_shared"] = layer_facts()
+        return res
+
+    def theme_package(self):
+        """11: a theme package installed with dpkg -i refreshes the layer
+        through the dpkg trigger. The path unit is stopped meanwhile (it
+        stays enabled, as the trigger asks): only the trigger can start
+        the service."""
+        deb = the_deb(f"{TEST_THEME}_*.deb")
+        res = {"deb": os.path.basename(deb), "idle_before": wait_shared(timeout=240)}
+        rc, out, err = run(["systemctl", "stop", SHARED_PATH])
+        res["path_stop"] = [rc, (out + err)[-300:]]
+        res["before"] = shared_state()
+        res["layer_before"] = layer_facts()
+        res["status_before"] = user_status()
+        t0 = time.monotonic()
+        rc, out, err = admin("dpkg", "-i", deb)
+        t1 = time.monotonic()
+        res["dpkg"] = {"rc": rc, "output": (out + err)[-2000:], "took_s": t1 - t0}
+        res["at_dpkg_end"] = shared_state()
+        after = res["after"] = wait_shared(started_after=t0, timeout=240)
+        if after.get("start"):
+            res["started_after_dpkg_began_s"] = after["start"] - t0
+        if after.get("exit"):
+            res["ended_after_dpkg_returned_s"] = after["exit"] - t1
+        res["layer_after"] = layer_facts()
+        res["status_after"] = user_status()
+        rc, out, err = run(["systemctl", "start", SHARED_PATH])
+        res["path_start"] = [rc, (out + err)[-300:]]
+        return res
+
+    def theme_removal(self):
+        """12: the theme package purged: the layer is refreshed again and
+        holds none of its renders (the path unit is active again, as on
+        any machine; the trigger and it may both start the service)."""
+        res = {"idle_before": wait_shared(timeout=240), "before": shared_state()}
+        t0 = time.monotonic()
+        rc, out, err = admin("dpkg", "--purge", TEST_THEME)
+        t1 = time.monotonic()
+        res["dpkg"] = {"rc": rc, "output": (out + err)[-2000:], "took_s": t1 - t0}
+        after = res["after"] = wait_shared(started_after=t0, timeout=240)
+        if after.get("start"):
+            res["started_after_dpkg_began_s"] = after["start"] - t0
+        res["layer_after"] = layer_facts()
+        res["theme_dir_left"] = os.path.lexists(f"/usr/share/icons/{TEST_THEME}")
+        return res
+
+    def purge(self):
+        """13, last: the user's unit stopped, then `apt-get purge iconfs`
+        leaves nothing of the package behind."""
+        res = {}
+        rc, out, err = user("systemctl", "--user", "stop", "iconfs.service", timeout=60)
+        res["user_stop"] = [rc, (out + err)[-300:]]
+        res["mounts_after_user_stop"] = mount_entries()
+        res["idle_before"] = wait_shared(timeout=240)
+        t0 = time.monotonic()
+        rc, out, err = admin("apt-get", "purge", "-y", "iconfs", timeout=180)
+        said = "\n".join(l for l in (out + err).splitlines() if "Reading database" not in l)
+        res["apt"] = {"rc": rc, "output": said[-2500:], "took_s": time.monotonic() - t0}
+        res["left"] = [p for p in PACKAGE_PATHS if os.path.lexists(p)]
+        rc, out, err = run(["dpkg", "-L", "iconfs"])
+        res["dpkg_L"] = {"rc": rc, "files": out.split(), "stderr": err.strip()[-300:]}
+        rc, out, err = run(["dpkg-query", "-W", "-f", "${db:Status-Abbrev}", "iconfs"])
+        res["dpkg_query"] = {"rc": rc, "output": (out + err).strip()[-300:]}
+        rc, out, err = run(["systemctl", "--global", "is-enabled", "iconfs.service"])
+        res["global_enabled"] = {"rc": rc, "output": (out + err).strip()[-300:]}
+        # (the test's own units, iconfs-login-*, are not the package's)
+        rc, out, err = run(["systemctl", "list-unit-files", "--no-legend", "iconfs*"])
+        res["unit_files"] = [l for l in out.splitlines() if not l.startswith(OURS)]
+        links = []
+        for top in ("/etc/systemd/user", "/etc/systemd/system"):
+            for d, dirs, files in os.walk(top):
+                for n in dirs + files:
+                    p = os.path.join(d, n)
+                    target = os.readlink(p) if os.path.islink(p) else ""
+                    if OURS in n or OURS in target:
+                        continue
+                    if "iconfs" in n or "iconfs" in target:
+                        links.append(f"{p} -> {target}" if target else p)
+        res["etc_systemd"] = links
+        try:
+            with open("/var/lib/dpkg/triggers/File") as f:
+                res["trigger_interest"] = [l.strip() for l in f if "iconfs" in l]
+        except OSError:
+            res["trigger_interest"] = []
+        # anything else named after it, on the box's own filesystem and in
+        # /run; the test's packages (DEBS) and users' own data are not the
+        # package's
+        rc, out, err = run(["find", "/", "/run", "-xdev", "(", "-path", DEBS, "-o", "-path",
+                            "/home", "-o", "-path", "/run/user", ")", "-prune", "-o",
+                            "-name", "*iconfs*", "-print"], timeout=120)
+        res["named"] = [p for p in out.splitlines() if OURS not in p]
+        rc, out, err = run(["find", "/home", "/run/user", "-name", "*iconfs*"], timeout=60)
+        res["users_data"] = out.splitlines()[:20]
+        return res
+
+    def package_diagnostics(self):
+        """The package's units' and dpkg's messages, at the end."""
+        for name, argv in {
+                "shared-journal.txt": ["journalctl", "-b", "--no-pager", "-u", SHARED, "-u",
+                                       SHARED_PATH, "-u", "iconfs-login-install.service"],
+                "dpkg-log.txt": ["tail", "-n", "200", "/var/log/dpkg.log"],
+                "journal-end.txt": ["journalctl", "-b", "--no-pager", "-n", "300"]}.items():
+            rc, out, err = run(argv, timeout=30)
+            with open(os.path.join(self.out, name), "w") as f:
+                f.write(out + err)
+
     def diagnostics(self):
+        """The login's state (before the package's steps take it away)."""
+        self.diagnosed = True
         files = {
             "journal.txt": ["journalctl", "-b", "--no-pager", "-n", "400"],
             "user-journal-root.txt": ["journalctl", "-b", "--no-pager", "--user-unit",
@@ -451,6 +756,7 @@ class Driver:
             rc, out, err = user(*argv, timeout=30)
             with open(os.path.join(self.out, name), "w") as f:
                 f.write(out + err)
+        return {"written": sorted(os.listdir(self.out))}
 
     def main(self):
         self.say("driver started")
@@ -466,9 +772,17 @@ class Driver:
             self.step("hang", self.hang)
             self.recover("hang")
             self.step("stop", self.stop)
+            self.step("diagnostics", self.diagnostics)
+            self.step("package", self.package)
+            self.step("shared", self.shared)
+            self.step("theme_package", self.theme_package)
+            self.step("theme_removal", self.theme_removal)
+            self.step("purge", self.purge)  # last: no iconfs after it
         finally:
             try:
-                self.diagnostics()
+                if not self.diagnosed:
+                    self.diagnostics()
+                self.package_diagnostics()
             finally:
                 self.results["done"] = True
                 self.save()
@@ -479,4 +793,7 @@ class Driver:
 if __name__ == "__main__":
     if len(sys.argv) > 1 and sys.argv[1] == "probe":
         probe(sys.argv[2], float(sys.argv[3]), sys.argv[4] if len(sys.argv) > 4 else None)
+    if len(sys.argv) > 2 and sys.argv[1] == "install":
+        install(sys.argv[2])
+        sys.exit(0)
     Driver(sys.argv[1]).main()
