@@ -42,19 +42,20 @@ static char *default_mountpoint(const struct cli_options *o)
 /* `iconfs index`: refresh, then store the synthesized files of the default
  * theme, hicolor and the themes in use, so that the next mount serves them
  * at once. */
-static int cmd_index(struct cli_options *o)
+/* Store the synthesized files (index.theme, icon-theme.cache, name lists)
+ * of `theme` and hicolor that the index does not hold yet, so that a mount
+ * serves them at once instead of building them in the first request that
+ * wants them (about 0.3 s of CPU for Papirus, right as a login's programs
+ * start). */
+static int store_synth(sqlite3 *db, const char *theme)
 {
-	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
 	_cleanup_(lookup_freep) struct lookup *l = NULL;
-	g_autofree char *mnt = default_mountpoint(o);
-	g_autofree char *theme = desktop_theme(o->theme, NULL);
 	const char *themes[] = { theme, "hicolor", NULL };
 	struct synth *s = NULL;
 	int r;
 
-	r = cli_index(o, mnt, INDEX_PROGRESS | INDEX_CHECK, &db, NULL);
-	if (r < 0)
-		return 1;
+	if (synth_stored(db, theme) && synth_stored(db, "hicolor"))
+		return 0;
 	r = lookup_new(db, &l);
 	if (r >= 0)
 		r = synth_new(&s);
@@ -63,7 +64,18 @@ static int cmd_index(struct cli_options *o)
 	if (r < 0)
 		log_warning_errno(r, "cannot store synthesized files: %m");
 	synth_free(s);
-	return r < 0 ? 1 : 0;
+	return r;
+}
+
+static int cmd_index(struct cli_options *o)
+{
+	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	g_autofree char *mnt = default_mountpoint(o);
+	g_autofree char *theme = desktop_theme(o->theme, NULL);
+
+	if (cli_index(o, mnt, INDEX_PROGRESS | INDEX_CHECK, &db, NULL) < 0)
+		return 1;
+	return store_synth(db, theme) < 0 ? 1 : 0;
 }
 
 /* `iconfs lookup --batch`: "NAME SIZE [SCALE]" per input line, one output
@@ -206,6 +218,7 @@ static int cmd_mount(struct cli_options *o)
 		daemon_ready(&ready_fd, 1);
 		return 1;
 	}
+	(void)store_synth(db, theme);
 	sqlite3_close_v2(TAKE_PTR(db));
 	fo = (struct fs_options){
 		.db = o->db,

@@ -14,7 +14,6 @@ int file_open(struct tree *t, struct tree_ctx *x, uint64_t ino,
 	size_t len = 0;
 	int r;
 
-	atomic_fetch_add(&tree_counters(t)->opens, 1);
 	f->fd = -1;
 	r = tree_node_get(t, ino, &n);
 	if (r < 0) {
@@ -22,7 +21,7 @@ int file_open(struct tree *t, struct tree_ctx *x, uint64_t ino,
 		return r;
 	}
 	if (n.kind == TREE_INDEX_THEME || n.kind == TREE_ICON_CACHE)
-		r = synth_file(tree_synth(t), x->l, n.theme,
+		r = synth_file(x->synth, x->l, n.theme,
 			       n.kind == TREE_INDEX_THEME ? SYNTH_INDEX_THEME
 							  : SYNTH_ICON_CACHE,
 			       &f->data);
@@ -30,9 +29,9 @@ int file_open(struct tree *t, struct tree_ctx *x, uint64_t ino,
 		r = -EISDIR;
 	else if (n.content.native)
 		r = f->fd =
-			content_open_source(tree_content(t), n.content.source);
+			content_open_source(x->content, n.content.source);
 	else {
-		r = content_load(tree_content(t), x->blobs, &n.content,
+		r = content_load(x->content, x->blobs, &n.content,
 				 x->stored_only, &data, &len);
 		if (r >= 0)
 			f->data = g_bytes_new_with_free_func(data, len, free,

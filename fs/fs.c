@@ -17,6 +17,7 @@
 #include "desktop.h"
 #include "file.h"
 #include "fs.h"
+#include "fs-private.h"
 #include "listing.h"
 #include "mountpoint.h"
 #include "prefetch.h"
@@ -36,30 +37,12 @@
 #define FS_READ_BUSY_MS 1000
 /* How long one READDIRPLUS reply may wait for renders (dirplus_entry). */
 #define FS_DIRPLUS_BUDGET_MS 1000
-/* `iconfs umount` of a busy mount: tries, 100 ms apart. */
-
-/* Byte budget of the blob table. */
-
-struct fs {
-	const char *db_path;
-	long long budget; /* bytes the stored renders may fill */
-	struct tree *tree;
-	struct content *content;
-	struct synth *synth;
-	pthread_key_t ctx_key;
-	bool no_open; /* the kernel reads files without opening them */
-	struct fuse_session *se;
-	struct prefetch *prefetch;
-	struct warm *warm;
-	struct watch *watch;
-};
-
 static struct fs *fs_of(fuse_req_t req)
 {
 	return fuse_req_userdata(req);
 }
 
-static void ctx_free(void *p)
+void fs_ctx_free(void *p)
 {
 	struct tree_ctx *x = p;
 
@@ -70,7 +53,7 @@ static void ctx_free(void *p)
 }
 
 /* This thread's connection and lookup, opened on first use. */
-static struct tree_ctx *fs_ctx(struct fs *fs)
+struct tree_ctx *fs_ctx(struct fs *fs)
 {
 	struct tree_ctx *x = pthread_getspecific(fs->ctx_key);
 
@@ -90,10 +73,12 @@ static struct tree_ctx *fs_ctx(struct fs *fs)
 		    0 ||
 	    lookup_new(x->db, &x->l) < 0 ||
 	    content_reader_new(fs->content, x->db, &x->blobs) < 0) {
-		ctx_free(x);
+		fs_ctx_free(x);
 		return NULL;
 	}
 	x->generation = synth_generation(fs->synth);
+	x->content = fs->content;
+	x->synth = fs->synth;
 	x->ahead = fs->prefetch;
 	(void)pthread_setspecific(fs->ctx_key, x);
 	return x;
@@ -131,7 +116,7 @@ static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	uint64_t ino;
 	int r;
 
-	atomic_fetch_add(&tree_counters(fs->tree)->lookups, 1);
+	atomic_fetch_add(&fs->counters.lookups, 1);
 	/* a program stats an entry of a listed view: render the view ahead */
 	if (x && !x->stored_only)
 		(void)prefetch_stat(fs->prefetch, parent);
@@ -140,6 +125,7 @@ static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	      : -EIO;
 	if (r == -ENOENT) {
 		/* A negative entry: the kernel remembers the miss. */
+		atomic_fetch_add(&fs->counters.negative, 1);
 		memset(&e, 0, sizeof(e));
 		e.entry_timeout = negative_timeout;
 		fuse_reply_entry(req, &e);
@@ -175,6 +161,7 @@ static void fs_getattr(fuse_req_t req, fuse_ino_t ino,
 	int r;
 
 	(void)fi;
+	atomic_fetch_add(&fs_of(req)->counters.getattrs, 1);
 	r = tree_getattr(fs_of(req)->tree, ino, &st);
 	if (r < 0)
 		fuse_reply_err(req, -r);
@@ -228,7 +215,7 @@ static void dirplus_entry(struct fs *fs, struct tree_ctx *x, uint64_t dir,
 	if (tree_lookup(fs->tree, x, dir, name, &ino, &st, &negative_timeout) ==
 	    0) {
 		fill_entry(e, ino, &st);
-		atomic_fetch_add(&tree_counters(fs->tree)->dirplus, 1);
+		atomic_fetch_add(&fs->counters.dirplus, 1);
 	}
 }
 
@@ -244,9 +231,11 @@ static void fs_readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size,
 	size_t used = 0;
 
 	if (!d->ls) {
-		int r = x ? listing_build(fs->tree, x, fs->prefetch, ino,
-					  &d->ls)
-			  : -EIO;
+		int r;
+
+		atomic_fetch_add(&fs->counters.readdirs, 1);
+		r = x ? listing_build(fs->tree, x, fs->prefetch, ino, &d->ls)
+		      : -EIO;
 
 		if (r < 0) {
 			fuse_reply_err(req, -r);
@@ -317,6 +306,7 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	struct file *f = NULL;
 	int r;
 
+	atomic_fetch_add(&fs->counters.opens, 1);
 	if ((fi->flags & O_ACCMODE) != O_RDONLY ||
 	    fi->flags & (O_TRUNC | O_CREAT)) {
 		fuse_reply_err(req, EROFS);
@@ -364,7 +354,7 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct tree_ctx *x;
 	ssize_t n;
 
-	atomic_fetch_add(&tree_counters(fs->tree)->reads, 1);
+	atomic_fetch_add(&fs->counters.reads, 1);
 	if (f)
 		n = file_read(f, buf, size, off);
 	else if ((x = fs_req_ctx(fs, req)))
@@ -400,7 +390,7 @@ static void reply_xattr(fuse_req_t req, const char *value, size_t len,
 
 static char *counters_text(struct fs *fs)
 {
-	struct tree_counters *t = tree_counters(fs->tree);
+	struct fs_counters *t = &fs->counters;
 	struct content_counters *c = content_counters(fs->content);
 	unsigned nodes, negatives;
 	size_t bytes;
@@ -430,7 +420,7 @@ static char *counters_text(struct fs *fs)
 		(unsigned long long)c->native,
 		(unsigned long long)c->cache_errors,
 		content_worker_restarts(fs->content), nodes, negatives,
-		(unsigned long long)t->invalidations, (unsigned long long)bytes,
+		watch_invalidations(fs->watch), (unsigned long long)bytes,
 		ahead, ahead_done, prefetch_taken(fs->prefetch),
 		watch_ready(fs->watch), fs->budget >> 20);
 }
@@ -442,10 +432,12 @@ static void fs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 	g_autofree char *value = NULL;
 	int r = 0;
 
-	if (ino == TREE_ROOT_INO && streq(name, VIEW_XATTR_COUNTERS))
+	if (ino == TREE_ROOT_INO && streq(name, VIEW_XATTR_COUNTERS)) {
 		value = counters_text(fs);
-	else
+	} else {
+		atomic_fetch_add(&fs->counters.getxattrs, 1);
 		r = tree_getxattr(fs->tree, ino, name, &value);
+	}
 
 	if (r < 0)
 		fuse_reply_err(req, -r);
@@ -565,7 +557,7 @@ static void fs_init(void *userdata, struct fuse_conn_info *conn)
 	conn->want &= ~FUSE_CAP_WRITEBACK_CACHE;
 }
 
-static const struct fuse_lowlevel_ops fs_ops = {
+const struct fuse_lowlevel_ops fs_ops = {
 	.init = fs_init,
 	.lookup = fs_lookup,
 	.forget = fs_forget,
@@ -594,164 +586,3 @@ static const struct fuse_lowlevel_ops fs_ops = {
 	.create = fs_create,
 	.fallocate = fs_fallocate,
 };
-
-/* A mountpoint left by a crashed daemon is cleared; a live iconfs mount
- * or another filesystem is refused (a second daemon would stack on the
- * first and hide it). */
-static int mountpoint_prepare(const char *mnt)
-{
-	int r = mountpoint_state(mnt);
-
-	if (r == MOUNTPOINT_LIVE)
-		return log_error_errno(-EBUSY, "'%s' is already an iconfs mount",
-				       mnt);
-	if (r == MOUNTPOINT_FOREIGN)
-		return log_error_errno(-EBUSY,
-				       "'%s' is already a mount point (another "
-				       "filesystem, or another user's)",
-				       mnt);
-	if (r == MOUNTPOINT_DEAD && mountpoint_clear_dead(mnt) < 0)
-		return -EIO;
-	if (g_mkdir_with_parents(mnt, 0700) < 0)
-		return log_error_errno(
-			-errno, "cannot create mountpoint '%s': %m", mnt);
-	return 0;
-}
-
-/* Before the read ahead reads `path`, on its idle thread: resolve the file
- * (stored renders only) so that the LOOKUP a normal-priority request
- * thread answers next takes the result instead of querying the index and
- * the blob table itself: the login's first programs, starting beside the
- * read ahead, keep the CPU. */
-static void fs_prepare_ahead(const char *path, void *userdata)
-{
-	struct fs *fs = userdata;
-	struct tree_ctx *x = fs_ctx(fs);
-
-	if (!x)
-		return;
-	x->stored_only = true;
-	(void)tree_resolve_ahead(fs->tree, x, path);
-}
-
-/* The desktop's theme setting changed: MNT/<N>/ follows. */
-static void fs_theme_changed(const char *theme, enum desktop_source source,
-			     void *userdata)
-{
-	struct fs *fs = userdata;
-	g_autoptr(GArray) invals =
-		g_array_new(FALSE, FALSE, sizeof(struct tree_inval));
-
-	log_info("icon theme is now '%s' (%s)", theme,
-		 desktop_source_name(source));
-	tree_set_default_theme(fs->tree, theme, desktop_source_name(source),
-			       invals);
-	watch_invalidate(fs->se, fs->tree, invals);
-	tree_inval_clear(invals);
-}
-
-int fs_mount(const struct fs_options *o)
-{
-	const char *mnt = o->mountpoint;
-	/* auto_unmount: when the daemon dies, however it dies, the mount
-	 * goes with it and the directory is an ordinary one again. */
-	char *argv[] = { "iconfs", "-o",
-			 "ro,default_permissions,fsname=iconfs,subtype=iconfs,"
-			 "auto_unmount",
-			 NULL };
-	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
-	struct fuse_loop_config *cfg = NULL;
-	struct fuse_session *se = NULL;
-	struct watch *watch = NULL;
-	struct watchdog *dog = NULL;
-	struct desktop_watch *desktop = NULL;
-	struct fs fs = { .db_path = o->db, .budget = o->budget };
-	_cleanup_close_ int ready_fd = o->ready_fd, guard_fd = -1;
-	int r;
-
-	/* A session-long daemon whose requests hop between threads: one
-	 * malloc arena per thread would fragment (the Krita lesson), two are
-	 * plenty for a FUSE loop. */
-	(void)mallopt(M_ARENA_MAX, 2);
-
-	r = mountpoint_prepare(mnt);
-	if (r < 0)
-		return r;
-	r = content_new(o->db, o->shared_db, o->basedirs, o->workers,
-			RENDER_DEADLINE_MS, o->budget, &fs.content);
-	if (r < 0)
-		return r;
-	content_set_stat_tier(fs.content, true);
-	r = synth_new(&fs.synth);
-	if (r >= 0)
-		r = tree_new(o->theme, o->theme_source ? o->theme_source : "",
-			     fs.content, fs.synth, &fs.tree);
-	if (r >= 0)
-		r = prefetch_new(o->db, o->workers, fs.content, &fs.prefetch);
-	if (r < 0)
-		goto out;
-	r = -pthread_key_create(&fs.ctx_key, ctx_free);
-	if (r < 0)
-		goto out;
-
-	se = fuse_session_new(&args, &fs_ops, sizeof(fs_ops), &fs);
-	fs.se = se;
-	if (!se) {
-		r = log_error_errno(-EIO, "cannot create FUSE session");
-		goto out;
-	}
-	if (fuse_set_signal_handlers(se) < 0) {
-		r = log_error_errno(-EIO, "cannot set signal handlers");
-		goto out;
-	}
-	if (fuse_session_mount(se, mnt) < 0) {
-		r = log_error_errno(-EIO, "cannot mount on '%s'", mnt);
-		fuse_remove_signal_handlers(se);
-		goto out;
-	}
-	log_info("serving theme '%s' on '%s'", o->theme, mnt);
-	/* held until this process ends, however it ends */
-	r = mountpoint_guard_start(mnt, &guard_fd);
-	if (r < 0)
-		log_warning_errno(r, "cannot start the mount's guard: %m (a "
-				  "crash would leave the mount dead)");
-
-	r = watch_start(se, fs.tree, o->db, o->basedirs, &watch);
-	fs.watch = watch;
-	if (r >= 0 && !o->theme_pinned)
-		r = desktop_watch_start(fs_theme_changed, &fs, &desktop);
-	if (r >= 0)
-		r = watchdog_start(mnt, &dog);
-	if (r >= 0)
-		(void)warm_start(o->db, mnt, fs_prepare_ahead, &fs, &fs.warm);
-	if (r < 0)
-		goto stop;
-
-	daemon_ready(&ready_fd, 0);
-	cfg = fuse_loop_cfg_create();
-	fuse_loop_cfg_set_max_threads(cfg, 8);
-	fuse_loop_cfg_set_idle_threads(cfg, 4);
-	r = fuse_session_loop_mt(se, cfg) < 0 ? -EIO : 0;
-	fuse_loop_cfg_destroy(cfg);
-stop:
-	/* what started must not outlive the tree it uses */
-	watchdog_stop(dog);
-	desktop_watch_stop(desktop);
-	fs.watch = NULL;
-	watch_stop(watch);
-
-	fuse_session_unmount(se);
-	fuse_remove_signal_handlers(se);
-out:
-	if (se)
-		fuse_session_destroy(se);
-	/* after the session: a read ahead may wait for an answer until its
-	 * connection is gone */
-	warm_stop(fs.warm);
-	fuse_opt_free_args(&args);
-	prefetch_free(fs.prefetch);
-	tree_free(fs.tree);
-	synth_free(fs.synth);
-	content_free(fs.content);
-	return r;
-}

@@ -77,7 +77,7 @@ static int list_icons(struct tree *t, struct tree_ctx *x, struct prefetch *pf,
 	g_autoptr(GPtrArray) names = NULL;
 	int r;
 
-	r = synth_names(tree_synth(t), x->l, dir->theme, svg, &names);
+	r = synth_names(x->synth, x->l, dir->theme, svg, &names);
 	if (r < 0)
 		return r;
 	for (unsigned i = 0; i < names->len; i++) {
@@ -92,7 +92,7 @@ static int list_icons(struct tree *t, struct tree_ctx *x, struct prefetch *pf,
 	if (pf && !svg)
 		prefetch_listed(pf, ino, dir->theme, dir->size, dir->scale,
 				names, dir->kind == TREE_SIZEDIR,
-				synth_generation(tree_synth(t)));
+				synth_generation(x->synth));
 	return 0;
 }
 
@@ -104,7 +104,6 @@ static int listing_build_once(struct tree *t, struct tree_ctx *x,
 	struct tree_node dir = { 0 };
 	int r;
 
-	atomic_fetch_add(&tree_counters(t)->readdirs, 1);
 	ls->names = g_ptr_array_new_with_free_func(g_free);
 	ls->types = g_array_new(FALSE, FALSE, 1);
 	ls->inos = g_array_new(FALSE, FALSE, sizeof(uint64_t));
@@ -146,10 +145,10 @@ int listing_build(struct tree *t, struct tree_ctx *x, struct prefetch *pf,
 		  uint64_t ino, struct listing **ret)
 {
 	for (int tries = 1;; tries++) {
-		uint64_t gen = synth_generation(tree_synth(t));
+		uint64_t gen = synth_generation(x->synth);
 		int r = listing_build_once(t, x, pf, ino, ret);
 
-		if (r < 0 || synth_generation(tree_synth(t)) == gen ||
+		if (r < 0 || synth_generation(x->synth) == gen ||
 		    tries == LISTING_TRIES)
 			return r;
 		listing_free(*ret);

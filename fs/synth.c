@@ -447,6 +447,19 @@ bool synth_unstored(struct synth *s)
 	return any;
 }
 
+bool synth_stored(sqlite3 *db, const char *theme)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+
+	if (db_query_row(db, &q,
+			 "SELECT count(*) FROM synth WHERE theme = ?1 AND "
+			 "made_by = ?2 AND generation = (SELECT value FROM "
+			 "meta WHERE key = 'generation')",
+			 "tt", theme, SYNTH_MADE_BY) < 0)
+		return false;
+	return sqlite3_column_int(q, 0) == (int)ELEMENTSOF(kinds);
+}
+
 int synth_store(struct synth *s, struct lookup *l, sqlite3 *db,
 		const char *const *themes, long long deadline)
 {

@@ -59,5 +59,8 @@ int synth_file(struct synth *s, struct lookup *l, const char *theme,
  * are stored. Returns 1 when there is more to do, 0, or -errno. */
 int synth_store(struct synth *s, struct lookup *l, sqlite3 *db,
 		const char *const *themes, long long deadline);
+/* Whether every kind of `theme` is stored for the index as it is now. */
+bool synth_stored(sqlite3 *db, const char *theme);
+
 /* Whether anything was built since the last synth_store(). */
 bool synth_unstored(struct synth *s);

@@ -10,48 +10,9 @@
 #include "log.h"
 #include "prefetch.h"
 #include "tree.h"
+#include "tree-private.h"
 #include "view.h"
 
-
-struct node {
-	uint64_t ino;
-	uint64_t nlookup; /* kernel references; tree.lock */
-	uint64_t parent;  /* the directory it was looked up in */
-	char *entry;	  /* its name there */
-	enum tree_kind kind;
-	const char *theme; /* interned: themes are few, nodes many */
-	int size, scale;
-	char *name; /* icon name of TREE_ICON / TREE_SVG */
-	char *key;
-	uint64_t used;	/* tree.clock at the last lookup/getattr/open */
-	unsigned bytes; /* what the node costs, counted in tree.bytes */
-	/* Files: what the last lookup resolved; tree.lock. */
-	struct icon_content content;
-	struct timespec mtime;
-};
-
-struct tree {
-	pthread_mutex_t theme_lock;
-	char *default_theme;  /* theme_lock */
-	char *default_source; /* what chose it; theme_lock */
-	struct content *content;
-	struct synth *synth;
-	uid_t uid;
-	gid_t gid;
-	struct tree_counters counters;
-
-	pthread_mutex_t lock;
-	struct timespec refreshed; /* mtime of directories; lock */
-	GHashTable *by_ino;	   /* uint64 → node; lock */
-	GHashTable *by_key;	   /* key → node; lock */
-	uint64_t clock;		   /* ticks on every use of a node; lock */
-	size_t bytes;		   /* the nodes' memory; lock */
-	struct node root;
-	/* Negative entries the kernel may hold, a set of "parent/entry"
-	 * strings (the parent's ino in decimal), at most TREE_NEGATIVES_MAX;
-	 * lock. */
-	GHashTable *negatives;
-};
 
 static void node_free(struct node *n)
 {
@@ -62,16 +23,13 @@ static void node_free(struct node *n)
 	g_free(n);
 }
 
-int tree_new(const char *default_theme, const char *source,
-	     struct content *content, struct synth *synth, struct tree **ret)
+int tree_new(const char *default_theme, const char *source, struct tree **ret)
 {
 	struct tree *t = g_new0(struct tree, 1);
 
 	t->default_theme = g_strdup(default_theme);
 	t->default_source = g_strdup(source);
 	pthread_mutex_init(&t->theme_lock, NULL);
-	t->content = content;
-	t->synth = synth;
 	t->uid = getuid();
 	t->gid = getgid();
 	pthread_mutex_init(&t->lock, NULL);
@@ -109,21 +67,6 @@ struct tree *tree_free(struct tree *t)
 	return NULL;
 }
 
-struct tree_counters *tree_counters(struct tree *t)
-{
-	return &t->counters;
-}
-
-struct content *tree_content(struct tree *t)
-{
-	return t->content;
-}
-
-struct synth *tree_synth(struct tree *t)
-{
-	return t->synth;
-}
-
 char *tree_default_theme(struct tree *t)
 {
 	char *theme;
@@ -148,14 +91,14 @@ void tree_held(struct tree *t, unsigned *ret_nodes, unsigned *ret_negatives,
  * that a change can invalidate exactly the misses the kernel holds. A miss
  * answered from an index that changed meanwhile, or past the bound, is
  * only cached briefly. Returns the entry timeout to reply with. */
-static double negative_note(struct tree *t, uint64_t parent, const char *entry,
-			    uint64_t gen)
+static double negative_note(struct tree *t, struct tree_ctx *x, uint64_t parent,
+			    const char *entry)
 {
 	g_autofree char *key = g_strdup_printf("%" PRIu64 "/%s", parent, entry);
 	double timeout = TREE_TIMEOUT;
 
 	pthread_mutex_lock(&t->lock);
-	if (synth_generation(t->synth) != gen)
+	if (synth_generation(x->synth) != x->generation)
 		timeout = TREE_NEGATIVE_BRIEF;
 	else if (!g_hash_table_contains(t->negatives, key)) {
 		if (g_hash_table_size(t->negatives) >= TREE_NEGATIVES_MAX)
@@ -368,7 +311,6 @@ int tree_getattr(struct tree *t, uint64_t ino, struct stat *ret_st)
 {
 	struct node *n;
 
-	atomic_fetch_add(&t->counters.getattrs, 1);
 	pthread_mutex_lock(&t->lock);
 	n = g_hash_table_lookup(t->by_ino, &ino);
 	if (n) {
@@ -401,7 +343,7 @@ static int resolve_icon(struct tree *t, struct tree_ctx *x, enum tree_kind kind,
 			return r;
 		if (ext != ICON_EXT_SVG)
 			return -ENOENT;
-		return content_resolve(t->content, x->blobs, source, ext, 0,
+		return content_resolve(x->content, x->blobs, source, ext, 0,
 				       false, ret);
 	}
 	/* resolved already by the prefetch of a listing of its view */
@@ -411,7 +353,7 @@ static int resolve_icon(struct tree *t, struct tree_ctx *x, enum tree_kind kind,
 	r = lookup_icon(x->l, theme, name, size, scale, &source, &ext);
 	if (r < 0)
 		return r;
-	r = content_resolve(t->content, x->blobs, source, ext,
+	r = content_resolve(x->content, x->blobs, source, ext,
 			    (unsigned)(size * scale), x->stored_only, ret);
 	/* A source that cannot be rendered is an I/O error on that file, one
 	 * not rendered yet for a stored_only request is for later; everything
@@ -522,7 +464,6 @@ int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
 		const char *name, uint64_t *ret_ino, struct stat *ret_st,
 		double *ret_negative_timeout)
 {
-	uint64_t gen = synth_generation(t->synth);
 	struct tree_node p = { 0 };
 	g_autofree char *theme = NULL, *icon = NULL;
 	struct icon_content content = { 0 };
@@ -542,7 +483,7 @@ int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
 	if (r >= 0 && (kind == TREE_INDEX_THEME || kind == TREE_ICON_CACHE)) {
 		g_autoptr(GBytes) bytes = NULL;
 
-		r = synth_file(t->synth, x->l, theme,
+		r = synth_file(x->synth, x->l, theme,
 			       kind == TREE_INDEX_THEME ? SYNTH_INDEX_THEME
 							: SYNTH_ICON_CACHE,
 			       &bytes);
@@ -552,11 +493,8 @@ int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
 		pthread_mutex_unlock(&t->lock);
 	}
 	if (r < 0) {
-		if (r == -ENOENT) {
-			atomic_fetch_add(&t->counters.negative, 1);
-			*ret_negative_timeout =
-				negative_note(t, parent, name, gen);
-		}
+		if (r == -ENOENT)
+			*ret_negative_timeout = negative_note(t, x, parent, name);
 		icon_content_clear(&content);
 		return r;
 	}
@@ -597,7 +535,6 @@ int tree_getxattr(struct tree *t, uint64_t ino, const char *name,
 	struct node *n;
 	char *v = NULL;
 
-	atomic_fetch_add(&t->counters.getxattrs, 1);
 	/* Only "user." attributes exist here. ENOTSUP, not ENODATA, for the
 	 * other namespaces: ls -l, file managers and backup tools then stop
 	 * asking for a file's SELinux label and ACL after the first file of
@@ -637,146 +574,4 @@ int tree_listxattr(struct tree *t, uint64_t ino, GString *out)
 		g_string_append_len(out, VIEW_XATTR_SOURCE, sizeof(VIEW_XATTR_SOURCE));
 	pthread_mutex_unlock(&t->lock);
 	return 0;
-}
-
-static void inval_add(GArray *out, uint64_t ino, uint64_t parent,
-		      const char *name)
-{
-	struct tree_inval v = { ino, parent, g_strdup(name) };
-	g_array_append_val(out, v);
-}
-
-/* The icon (or theme) name an entry stands for: "x.png" and "x.svg" stand
- * for x, any other entry for itself. */
-static bool entry_named(const char *entry, GHashTable *names)
-{
-	const char *dot = strrchr(entry, '.');
-	g_autofree char *stem = NULL;
-
-	if (dot && (streq(dot, ".png") || streq(dot, ".svg")))
-		stem = g_strndup(entry, dot - entry);
-	return g_hash_table_contains(names, stem ? stem : entry);
-}
-
-void tree_collect_invalidations(struct tree *t, GHashTable *names, bool all,
-				struct timespec when, GArray *out)
-{
-	GHashTableIter it;
-	const char *neg;
-	struct node *n;
-
-	/* Only what the kernel holds: the nodes it looked up and the misses
-	 * it was told to cache; O(nodes + misses), whatever the index holds. */
-	synth_invalidate(t->synth);
-	pthread_mutex_lock(&t->lock);
-	t->refreshed = when;
-	g_hash_table_iter_init(&it, t->by_key);
-	while (g_hash_table_iter_next(&it, NULL, (void **)&n)) {
-		/* Directories (attributes, cached listings) and the synthetic
-		 * index.theme and cache follow every change; icon files when
-		 * their name changed. */
-		bool synthetic = n->kind == TREE_INDEX_THEME ||
-				 n->kind == TREE_ICON_CACHE;
-		bool named = n->name && g_hash_table_contains(names, n->name);
-
-		if (all || tree_kind_is_dir(n->kind) || synthetic || named)
-			inval_add(out, n->ino, 0, NULL);
-		if (all || synthetic || named)
-			inval_add(out, 0, n->parent, n->entry);
-	}
-	g_hash_table_iter_init(&it, t->negatives);
-	while (g_hash_table_iter_next(&it, (void **)&neg, NULL)) {
-		const char *entry = strchr(neg, '/') + 1;
-
-		if (!all && !entry_named(entry, names))
-			continue;
-		inval_add(out, 0, g_ascii_strtoull(neg, NULL, 10), entry);
-		g_hash_table_iter_remove(&it);
-	}
-	inval_add(out, TREE_ROOT_INO, 0, NULL);
-	pthread_mutex_unlock(&t->lock);
-}
-
-void tree_set_default_theme(struct tree *t, const char *theme,
-			    const char *source, GArray *out)
-{
-	g_autoptr(GHashTable) flat =
-		g_hash_table_new(g_int64_hash, g_int64_equal);
-	GHashTableIter it;
-	const char *neg;
-	struct node *n;
-
-	pthread_mutex_lock(&t->theme_lock);
-	g_free(t->default_theme);
-	g_free(t->default_source);
-	t->default_theme = g_strdup(theme);
-	t->default_source = g_strdup(source);
-	pthread_mutex_unlock(&t->theme_lock);
-
-	/* The flat views the kernel holds go, with all it holds below them
-	 * (their nodes are keyed by the old theme); the next lookup makes
-	 * the new theme's. */
-	pthread_mutex_lock(&t->lock);
-	g_hash_table_iter_init(&it, t->by_key);
-	while (g_hash_table_iter_next(&it, NULL, (void **)&n)) {
-		if (n->kind != TREE_FLATDIR)
-			continue;
-		g_hash_table_add(flat, &n->ino);
-		inval_add(out, n->ino, 0, NULL);
-		inval_add(out, 0, n->parent, n->entry);
-	}
-	g_hash_table_iter_init(&it, t->negatives);
-	while (g_hash_table_iter_next(&it, (void **)&neg, NULL)) {
-		uint64_t parent = g_ascii_strtoull(neg, NULL, 10);
-
-		if (!g_hash_table_contains(flat, &parent))
-			continue;
-		inval_add(out, 0, parent, strchr(neg, '/') + 1);
-		g_hash_table_iter_remove(&it);
-	}
-	inval_add(out, TREE_ROOT_INO, 0, NULL);
-	pthread_mutex_unlock(&t->lock);
-}
-
-void tree_inval_clear(GArray *invals)
-{
-	for (unsigned i = 0; i < invals->len; i++)
-		g_free(g_array_index(invals, struct tree_inval, i).name);
-	g_array_set_size(invals, 0);
-}
-
-static int node_used_cmp(const void *a, const void *b)
-{
-	const struct node *x = *(struct node *const *)a;
-	const struct node *y = *(struct node *const *)b;
-
-	return x->used < y->used ? -1 : x->used > y->used;
-}
-
-void tree_collect_evictions(struct tree *t, size_t max_bytes, GArray *out)
-{
-	g_autoptr(GPtrArray) files = NULL;
-	GHashTableIter it;
-	struct node *n;
-	size_t freed = 0, excess;
-
-	pthread_mutex_lock(&t->lock);
-	if (t->bytes <= max_bytes) {
-		pthread_mutex_unlock(&t->lock);
-		return;
-	}
-	/* down to 90%, so that this does not run on every check */
-	excess = t->bytes - max_bytes / 10 * 9;
-	files = g_ptr_array_sized_new(g_hash_table_size(t->by_ino));
-	g_hash_table_iter_init(&it, t->by_ino);
-	while (g_hash_table_iter_next(&it, NULL, (void **)&n))
-		if (!tree_kind_is_dir(n->kind))
-			g_ptr_array_add(files, n);
-	g_ptr_array_sort(files, node_used_cmp);
-	for (unsigned i = 0; i < files->len && freed < excess; i++) {
-		n = files->pdata[i];
-		inval_add(out, 0, n->parent, n->entry);
-		freed += n->bytes;
-	}
-	pthread_mutex_unlock(&t->lock);
 }

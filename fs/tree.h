@@ -50,12 +50,15 @@ static inline bool tree_kind_is_dir(enum tree_kind k)
 struct prefetch;
 struct tree;
 
-/* Per-thread: the connection and lookup that thread's requests use, and the
- * index generation its lookup cache belongs to. */
+/* Per-thread: the connection and lookup that thread's requests use, the
+ * index generation its lookup cache belongs to, and the mount's parts a
+ * request reaches (borrowed from their owner, struct fs). */
 struct tree_ctx {
 	sqlite3 *db;
 	struct lookup *l;
 	struct blob_reader *blobs;
+	struct content *content; /* what a file holds */
+	struct synth *synth;	 /* synthesized files, the index generation */
 	/* this request may not render (a read ahead): -EAGAIN instead */
 	bool stored_only;
 	uint64_t generation;
@@ -63,21 +66,9 @@ struct tree_ctx {
 	struct prefetch *ahead;
 };
 
-struct tree_counters {
-	atomic_ullong lookups, negative, getattrs, opens, reads, readdirs;
-	atomic_ullong getxattrs;
-	atomic_ullong dirplus; /* entries READDIRPLUS gave attributes for */
-	atomic_ullong invalidations; /* sent to the kernel */
-};
-
-/* `source` says what chose the default theme (user.iconfs.theme-source);
- * `content` and `synth` are borrowed and outlive the tree. */
-int tree_new(const char *default_theme, const char *source,
-	     struct content *content, struct synth *synth, struct tree **ret);
+/* `source` says what chose the default theme (user.iconfs.theme-source). */
+int tree_new(const char *default_theme, const char *source, struct tree **ret);
 struct tree *tree_free(struct tree *t);
-struct tree_counters *tree_counters(struct tree *t);
-struct content *tree_content(struct tree *t);
-struct synth *tree_synth(struct tree *t);
 /* The theme of MNT/<N>/ (g_free). */
 char *tree_default_theme(struct tree *t);
 
@@ -138,7 +129,7 @@ struct tree_inval {
 	char *name;
 };
 
-/* The index changed: everything built from it goes (synth_invalidate), the
+/* The index changed (the caller called synth_invalidate first): the
  * directories' mtime becomes `when`, and `out` gets what the kernel must
  * forget: every node named in `names` (icon names, a string set) and the
  * misses of those names it holds; with `all`, every node and miss.

@@ -47,6 +47,7 @@ struct watch {
 	struct fuse_session *se;
 	struct tree *tree;
 	struct content *content;
+	struct synth *synth;
 	char *db_path;
 	char **basedirs;
 	sqlite3 *db;
@@ -59,6 +60,7 @@ struct watch {
 	bool synth_due;	     /* synthesized files to store when quiet */
 	bool overflow;
 	atomic_bool ready; /* the start-up (watch_settle) is done */
+	atomic_ullong invalidations; /* sent to the kernel */
 };
 
 /* A base directory that does not exist yet is watched through its nearest
@@ -128,10 +130,16 @@ static void watch_read(struct watch *w)
 	}
 }
 
-void watch_invalidate(struct fuse_session *se, struct tree *tree,
-		      GArray *invals)
+unsigned long long watch_invalidations(struct watch *w)
 {
-	atomic_fetch_add(&tree_counters(tree)->invalidations, invals->len);
+	return w ? atomic_load(&w->invalidations) : 0;
+}
+
+void watch_invalidate(struct watch *w, GArray *invals)
+{
+	struct fuse_session *se = w->se;
+
+	atomic_fetch_add(&w->invalidations, invals->len);
 	for (unsigned i = 0; i < invals->len; i++) {
 		struct tree_inval *v =
 			&g_array_index(invals, struct tree_inval, i);
@@ -188,7 +196,7 @@ static void watch_evict(struct watch *w)
 		g_array_new(FALSE, FALSE, sizeof(struct tree_inval));
 
 	tree_collect_evictions(w->tree, TREE_NODES_BYTES, invals);
-	watch_invalidate(w->se, w->tree, invals);
+	watch_invalidate(w, invals);
 	tree_inval_clear(invals);
 }
 
@@ -205,7 +213,7 @@ static void watch_store_synth(struct watch *w)
 
 	if (lookup_new(w->db, &l) < 0)
 		return;
-	r = synth_store(tree_synth(w->tree), l, w->db, themes,
+	r = synth_store(w->synth, l, w->db, themes,
 			now_ms() + WATCH_SYNTH_MS);
 	if (r < 0)
 		log_debug_errno(r, "cannot store synthesized files: %m");
@@ -243,8 +251,9 @@ static void watch_refresh(struct watch *w)
 		(void)index_all_names(w->db, names);
 
 	clock_gettime(CLOCK_REALTIME, &now);
+	synth_invalidate(w->synth);
 	tree_collect_invalidations(w->tree, names, all, now, invals);
-	watch_invalidate(w->se, w->tree, invals);
+	watch_invalidate(w, invals);
 	log_debug("refresh: %u directories read, %u names changed%s, "
 		  "%u invalidations",
 		  stats.dirs_read, g_hash_table_size(names),
@@ -328,7 +337,7 @@ static void *watch_main(void *arg)
 		if (now >= next_evict) {
 			watch_evict(w);
 			if (first < 0 && (w->synth_due ||
-					  synth_unstored(tree_synth(w->tree))))
+					  synth_unstored(w->synth)))
 				watch_store_synth(w);
 			next_evict = now + WATCH_EVICT_MS;
 		}
@@ -353,15 +362,17 @@ static void *watch_main(void *arg)
 	return NULL;
 }
 
-int watch_start(struct fuse_session *se, struct tree *tree, const char *db_path,
-		char *const *basedirs, struct watch **ret)
+int watch_start(struct fuse_session *se, struct tree *tree,
+		struct content *content, struct synth *synth,
+		const char *db_path, char *const *basedirs, struct watch **ret)
 {
 	struct watch *w = g_new0(struct watch, 1);
 	int r;
 
 	w->se = se;
 	w->tree = tree;
-	w->content = tree_content(tree);
+	w->content = content;
+	w->synth = synth;
 	w->ifd = -1;
 	w->db_path = g_strdup(db_path);
 	w->basedirs = g_strdupv((char **)basedirs);

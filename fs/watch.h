@@ -12,9 +12,11 @@
 
 struct watch;
 
-/* Renders are dropped through the tree's content. */
-int watch_start(struct fuse_session *se, struct tree *tree, const char *db_path,
-		char *const *basedirs, struct watch **ret);
+/* `tree`, `content` (renders of changed sources are dropped from it) and
+ * `synth` (what it built from the index goes at a change) are borrowed. */
+int watch_start(struct fuse_session *se, struct tree *tree,
+		struct content *content, struct synth *synth,
+		const char *db_path, char *const *basedirs, struct watch **ret);
 void watch_stop(struct watch *w);
 /* Whether the start-up is done: every directory watched, the changes since
  * the mount's own refresh applied, the synthesized files stored. */
@@ -22,5 +24,6 @@ bool watch_ready(struct watch *w);
 
 /* Send a tree's invalidations (struct tree_inval) to the kernel; never
  * with a tree lock held. */
-void watch_invalidate(struct fuse_session *se, struct tree *tree,
-		      GArray *invals);
+void watch_invalidate(struct watch *w, GArray *invals);
+/* How many were sent so far. */
+unsigned long long watch_invalidations(struct watch *w);

@@ -1,0 +1,183 @@
+/* The mount's start-up, loop and shutdown; see fs.h. */
+#include <errno.h>
+#include <fuse_lowlevel.h>
+#include <glib.h>
+#include <malloc.h>
+#include <pthread.h>
+
+#include "content.h"
+#include "daemon.h"
+#include "desktop.h"
+#include "fs.h"
+#include "fs-private.h"
+#include "log.h"
+#include "mountpoint.h"
+#include "prefetch.h"
+#include "render.h"
+#include "synth.h"
+#include "tree.h"
+#include "warm.h"
+#include "watch.h"
+#include "watchdog.h"
+
+/* A mountpoint left by a crashed daemon is cleared; a live iconfs mount
+ * or another filesystem is refused (a second daemon would stack on the
+ * first and hide it). */
+static int mountpoint_prepare(const char *mnt)
+{
+	int r = mountpoint_state(mnt);
+
+	if (r == MOUNTPOINT_LIVE)
+		return log_error_errno(-EBUSY, "'%s' is already an iconfs mount",
+				       mnt);
+	if (r == MOUNTPOINT_FOREIGN)
+		return log_error_errno(-EBUSY,
+				       "'%s' is already a mount point (another "
+				       "filesystem, or another user's)",
+				       mnt);
+	if (r == MOUNTPOINT_DEAD && mountpoint_clear_dead(mnt) < 0)
+		return -EIO;
+	if (g_mkdir_with_parents(mnt, 0700) < 0)
+		return log_error_errno(
+			-errno, "cannot create mountpoint '%s': %m", mnt);
+	return 0;
+}
+
+/* Before the read ahead reads `path`, on its idle thread: resolve the file
+ * (stored renders only) so that the LOOKUP a normal-priority request
+ * thread answers next takes the result instead of querying the index and
+ * the blob table itself: the login's first programs, starting beside the
+ * read ahead, keep the CPU. */
+static void fs_prepare_ahead(const char *path, void *userdata)
+{
+	struct fs *fs = userdata;
+	struct tree_ctx *x = fs_ctx(fs);
+
+	if (!x)
+		return;
+	x->stored_only = true;
+	(void)tree_resolve_ahead(fs->tree, x, path);
+}
+
+/* The desktop's theme setting changed: MNT/<N>/ follows. */
+static void fs_theme_changed(const char *theme, enum desktop_source source,
+			     void *userdata)
+{
+	struct fs *fs = userdata;
+	g_autoptr(GArray) invals =
+		g_array_new(FALSE, FALSE, sizeof(struct tree_inval));
+
+	log_info("icon theme is now '%s' (%s)", theme,
+		 desktop_source_name(source));
+	tree_set_default_theme(fs->tree, theme, desktop_source_name(source),
+			       invals);
+	watch_invalidate(fs->watch, invals);
+	tree_inval_clear(invals);
+}
+
+int fs_mount(const struct fs_options *o)
+{
+	const char *mnt = o->mountpoint;
+	/* auto_unmount: when the daemon dies, however it dies, the mount
+	 * goes with it and the directory is an ordinary one again. */
+	char *argv[] = { "iconfs", "-o",
+			 "ro,default_permissions,fsname=iconfs,subtype=iconfs,"
+			 "auto_unmount",
+			 NULL };
+	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
+	struct fuse_loop_config *cfg = NULL;
+	struct fuse_session *se = NULL;
+	struct watch *watch = NULL;
+	struct watchdog *dog = NULL;
+	struct desktop_watch *desktop = NULL;
+	struct fs fs = { .db_path = o->db, .budget = o->budget };
+	_cleanup_close_ int ready_fd = o->ready_fd, guard_fd = -1;
+	int r;
+
+	/* A session-long daemon whose requests hop between threads: one
+	 * malloc arena per thread would fragment (the Krita lesson), two are
+	 * plenty for a FUSE loop. */
+	(void)mallopt(M_ARENA_MAX, 2);
+
+	r = mountpoint_prepare(mnt);
+	if (r < 0)
+		return r;
+	r = content_new(o->db, o->shared_db, o->basedirs, o->workers,
+			RENDER_DEADLINE_MS, o->budget, &fs.content);
+	if (r < 0)
+		return r;
+	content_set_stat_tier(fs.content, true);
+	r = synth_new(&fs.synth);
+	if (r >= 0)
+		r = tree_new(o->theme, o->theme_source ? o->theme_source : "",
+			     &fs.tree);
+	if (r >= 0)
+		r = prefetch_new(o->db, o->workers, fs.content, &fs.prefetch);
+	if (r < 0)
+		goto out;
+	r = -pthread_key_create(&fs.ctx_key, fs_ctx_free);
+	if (r < 0)
+		goto out;
+
+	se = fuse_session_new(&args, &fs_ops, sizeof(fs_ops), &fs);
+	fs.se = se;
+	if (!se) {
+		r = log_error_errno(-EIO, "cannot create FUSE session");
+		goto out;
+	}
+	if (fuse_set_signal_handlers(se) < 0) {
+		r = log_error_errno(-EIO, "cannot set signal handlers");
+		goto out;
+	}
+	if (fuse_session_mount(se, mnt) < 0) {
+		r = log_error_errno(-EIO, "cannot mount on '%s'", mnt);
+		fuse_remove_signal_handlers(se);
+		goto out;
+	}
+	log_info("serving theme '%s' on '%s'", o->theme, mnt);
+	/* held until this process ends, however it ends */
+	r = mountpoint_guard_start(mnt, &guard_fd);
+	if (r < 0)
+		log_warning_errno(r, "cannot start the mount's guard: %m (a "
+				  "crash would leave the mount dead)");
+
+	r = watch_start(se, fs.tree, fs.content, fs.synth, o->db, o->basedirs,
+			&watch);
+	fs.watch = watch;
+	if (r >= 0 && !o->theme_pinned)
+		r = desktop_watch_start(fs_theme_changed, &fs, &desktop);
+	if (r >= 0)
+		r = watchdog_start(mnt, &dog);
+	if (r >= 0)
+		(void)warm_start(o->db, mnt, fs_prepare_ahead, &fs, &fs.warm);
+	if (r < 0)
+		goto stop;
+
+	daemon_ready(&ready_fd, 0);
+	cfg = fuse_loop_cfg_create();
+	fuse_loop_cfg_set_max_threads(cfg, 8);
+	fuse_loop_cfg_set_idle_threads(cfg, 4);
+	r = fuse_session_loop_mt(se, cfg) < 0 ? -EIO : 0;
+	fuse_loop_cfg_destroy(cfg);
+stop:
+	/* what started must not outlive the tree it uses */
+	watchdog_stop(dog);
+	desktop_watch_stop(desktop);
+	fs.watch = NULL;
+	watch_stop(watch);
+
+	fuse_session_unmount(se);
+	fuse_remove_signal_handlers(se);
+out:
+	if (se)
+		fuse_session_destroy(se);
+	/* after the session: a read ahead may wait for an answer until its
+	 * connection is gone */
+	warm_stop(fs.warm);
+	fuse_opt_free_args(&args);
+	prefetch_free(fs.prefetch);
+	tree_free(fs.tree);
+	synth_free(fs.synth);
+	content_free(fs.content);
+	return r;
+}

@@ -1,0 +1,49 @@
+/* The node table inside struct tree, shared by the two halves of the tree:
+ * tree.c (nodes: lookup, forget, attributes, names) and tree-inval.c (what
+ * the kernel must forget: invalidations, the default theme's switch,
+ * evictions). Private to those two files. */
+#pragma once
+
+#include <glib.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "tree.h"
+
+struct node {
+	uint64_t ino;
+	uint64_t nlookup; /* kernel references; tree.lock */
+	uint64_t parent;  /* the directory it was looked up in */
+	char *entry;	  /* its name there */
+	enum tree_kind kind;
+	const char *theme; /* interned: themes are few, nodes many */
+	int size, scale;
+	char *name; /* icon name of TREE_ICON / TREE_SVG */
+	char *key;
+	uint64_t used;	/* tree.clock at the last lookup/getattr/open */
+	unsigned bytes; /* what the node costs, counted in tree.bytes */
+	/* Files: what the last lookup resolved; tree.lock. */
+	struct icon_content content;
+	struct timespec mtime;
+};
+
+struct tree {
+	pthread_mutex_t theme_lock;
+	char *default_theme;  /* theme_lock */
+	char *default_source; /* what chose it; theme_lock */
+	uid_t uid;
+	gid_t gid;
+
+	pthread_mutex_t lock;
+	struct timespec refreshed; /* mtime of directories; lock */
+	GHashTable *by_ino;	   /* uint64 → node; lock */
+	GHashTable *by_key;	   /* key → node; lock */
+	uint64_t clock;		   /* ticks on every use of a node; lock */
+	size_t bytes;		   /* the nodes' memory; lock */
+	struct node root;
+	/* Negative entries the kernel may hold, a set of "parent/entry"
+	 * strings (the parent's ino in decimal), at most TREE_NEGATIVES_MAX;
+	 * lock. */
+	GHashTable *negatives;
+};
