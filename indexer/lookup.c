@@ -323,7 +323,7 @@ static int lookup_in_theme(struct lookup *l, long long theme_id,
 	}
 	(void)sqlite3_reset(q);
 	if (rc != SQLITE_DONE)
-		r = db_log_error(l->db, rc, "cannot look up icon");
+		r = db_errno(rc); /* the request fails; not logged per icon */
 	g_array_sort(cands, candidate_cmp);
 
 	/* first pass: the first file in a directory that matches the size */
@@ -371,7 +371,7 @@ static int lookup_fallback(struct lookup *l, const char *name, char **ret_path,
 		*ret_path = icon_path(db_column_str(q, 0), name, *ret_ext);
 		r = 0;
 	} else if (rc != SQLITE_DONE) {
-		r = db_log_error(l->db, rc, "cannot look up icon");
+		r = db_errno(rc);
 	}
 	(void)sqlite3_reset(q);
 	return r;
