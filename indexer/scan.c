@@ -244,7 +244,7 @@ static int theme_refresh_index(struct scanner *s, long long tid,
 		g_autofree char *p =
 			g_build_filename(roots->pdata[i], "index.theme", NULL);
 		if (stat(p, &st) == 0 && S_ISREG(st.st_mode))
-			found = TAKE_PTR(p);
+			found = g_steal_pointer(&p);
 	}
 
 	r = db_query_row(s->db, &q,
