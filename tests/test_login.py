@@ -31,7 +31,9 @@ measures, as the user and in the user's session; this side judges:
     refreshes the layer through the dpkg trigger (the path unit stopped
     meanwhile): the service ran again and the layer has the theme's icon;
 12. purging the theme package refreshes the layer without it;
-13. last, after the user's unit is stopped: `apt-get purge iconfs` leaves
+13. `dpkg -i` of the package again (an upgrade's configure) starts the
+    layer's build again and leaves the user's running mount alone;
+14. last, after the user's unit is stopped: `apt-get purge iconfs` leaves
     nothing behind (files, units, enablement links, /var/cache/iconfs,
     dpkg's records and trigger interest).
 
@@ -560,7 +562,7 @@ def layer_line(f):
 
 
 def judge_package(r, build):
-    """9-13: the package, its shared layer, its trigger, its purge."""
+    """9-14: the package, its shared layer, its trigger, an upgrade, its purge."""
     deb, took, rc, verdict = build
     say(f"9. scripts/package built {os.path.basename(deb)} in {took:.1f} s "
         f"(exit status {rc}; {verdict})")
@@ -677,36 +679,58 @@ def judge_package(r, build):
           f"12. removing the theme package refreshes the layer without its renders: "
           f"{state_line(after)}; {layer_line(la)}")
 
+    ri = r.get("reinstall") or {}
+    d = ri.get("dpkg") or {}
+    after = ri.get("after") or {}
+    before = ri.get("before") or {}
+    m = ri.get("mount") or {}
+    say(f"13. dpkg -i {os.path.basename(deb)} again: exit status {d.get('rc')} in "
+        f"{fmt(d.get('took_s'))}; run started {fmt(ri.get('started_after_dpkg_began_s'), sign='+')}"
+        f" after dpkg began, ended {fmt(ri.get('ended_after_dpkg_returned_s'), sign='+')} after it "
+        f"returned: {state_line(after)}; {USER}'s daemon pid {ri.get('pid_before')} -> "
+        f"{ri.get('pid_after')}, mount theme {m.get('value')!r}")
+    check(d.get("rc") == 0,
+          f"13. dpkg -i of the installed package again: exit status {d.get('rc')} "
+          f"{(d.get('output') or '')[-1000:]} {ri.get('error') or ''}")
+    check(after.get("started") and after.get("ended") and after.get("result") == "success"
+          and after.get("invocation") not in (None, "", before.get("invocation")),
+          f"13. configuring the package again (an upgrade) starts {SHARED_PATH[:-5]}.service: "
+          f"{state_line(after)}, invocation {before.get('invocation')} -> "
+          f"{after.get('invocation')}")
+    check(m.get("t") is not None and ri.get("pid_after") == ri.get("pid_before") not in (None, 0),
+          f"13. ... and leaves {USER}'s running mount alone: daemon pid {ri.get('pid_before')} -> "
+          f"{ri.get('pid_after')}, mount {m}")
+
     pu = r.get("purge") or {}
     apt = pu.get("apt") or {}
-    say(f"13. {USER}'s unit stopped (exit status {(pu.get('user_stop') or [None])[0]}, mounts "
+    say(f"14. {USER}'s unit stopped (exit status {(pu.get('user_stop') or [None])[0]}, mounts "
         f"{pu.get('mounts_after_user_stop')}); apt-get purge iconfs: exit status {apt.get('rc')} "
         f"in {fmt(apt.get('took_s'))}; left: files {pu.get('left')}, named {pu.get('named')}, "
         f"links {pu.get('etc_systemd')}, units {pu.get('unit_files')}, trigger interest "
         f"{pu.get('trigger_interest')}; users' own data (not the package's): "
         f"{pu.get('users_data')}")
     check((pu.get("user_stop") or [1])[0] == 0 and pu.get("mounts_after_user_stop") == [],
-          f"13. {USER}'s iconfs.service stops before the purge: {pu.get('user_stop')}, mounts "
+          f"14. {USER}'s iconfs.service stops before the purge: {pu.get('user_stop')}, mounts "
           f"{pu.get('mounts_after_user_stop')} {pu.get('error') or ''}")
     check(apt.get("rc") == 0,
-          f"13. apt-get purge iconfs: exit status {apt.get('rc')} {(apt.get('output') or '')[-1500:]}")
+          f"14. apt-get purge iconfs: exit status {apt.get('rc')} {(apt.get('output') or '')[-1500:]}")
     check(pu.get("left") == [],
-          f"13. the purge leaves none of the package's files, /var/cache/iconfs or the "
+          f"14. the purge leaves none of the package's files, /var/cache/iconfs or the "
           f"enablement links: {pu.get('left')}")
     dl = pu.get("dpkg_L") or {}
     dq = pu.get("dpkg_query") or {}
     check(dl.get("rc") not in (None, 0) and dl.get("files") == [] and dq.get("rc") not in (None, 0),
-          f"13. dpkg knows no iconfs after the purge: dpkg -L exit status {dl.get('rc')} "
+          f"14. dpkg knows no iconfs after the purge: dpkg -L exit status {dl.get('rc')} "
           f"{dl.get('files')} {dl.get('stderr')!r}; dpkg-query exit status {dq.get('rc')} "
           f"{dq.get('output')!r}")
     ge = pu.get("global_enabled") or {}
     check(ge.get("rc") not in (None, 0) and pu.get("unit_files") == [] and
           pu.get("etc_systemd") == [],
-          f"13. no unit of iconfs is left, nor enabled: systemctl --global is-enabled "
+          f"14. no unit of iconfs is left, nor enabled: systemctl --global is-enabled "
           f"iconfs.service {ge}; list-unit-files {pu.get('unit_files')}; under /etc/systemd "
           f"{pu.get('etc_systemd')}")
     check(pu.get("named") == [] and pu.get("trigger_interest") == [],
-          f"13. nothing named after iconfs is left on the box's system (/, /run; not the test's "
+          f"14. nothing named after iconfs is left on the box's system (/, /run; not the test's "
           f"packages, not users' own data): {pu.get('named')}; dpkg's trigger interest: "
           f"{pu.get('trigger_interest')}")
 
@@ -718,6 +742,7 @@ def figures(r, package_s, built, box_s, total_s):
     trig = (r.get("theme_package") or {}).get("after") or {}
     rm = (r.get("theme_removal") or {}).get("after") or {}
     cs = (r.get("shared") or {}).get("check_shared") or {}
+    re_ = r.get("reinstall") or {}
     apt = (r.get("purge") or {}).get("apt") or {}
 
     def ran(st):
@@ -726,7 +751,8 @@ def figures(r, package_s, built, box_s, total_s):
         f"box {box_s:.1f} s, whole test {total_s:.1f} s; dpkg -i {fmt(inst.get('took_s'))}; "
         f"layer built by the installation in {ran(first)}, check-shared.sh "
         f"{fmt(cs.get('took_s'))}, the trigger's refresh {ran(trig)}, after the theme's removal "
-        f"{ran(rm)}; apt-get purge {fmt(apt.get('took_s'))}")
+        f"{ran(rm)}; dpkg -i again {fmt((re_.get('dpkg') or {}).get('took_s'))}, its refresh "
+        f"{ran(re_.get('after') or {})}; apt-get purge {fmt(apt.get('took_s'))}")
 
 
 def interrupted(*_):

@@ -11,8 +11,8 @@ side then judges: it writes RESULTS/results.json after every step (a box
 that overruns still leaves what it measured), diagnostics beside it, and
 powers the box off. After the login's checks come the package's: the
 shared layer (its build started by the installation, check-shared.sh), a
-theme package installed and removed (the dpkg trigger), and last the
-package purged. Python standard library only: the box has python3 and
+theme package installed and removed (the dpkg trigger), the package
+installed again, and last the package purged. Python standard library only: the box has python3 and
 nothing else of ours.
 
 `driver.py probe MNT TIMEOUT [CHANGED_FROM]`, run as the user, is the
@@ -673,8 +673,29 @@ class Driver:
         res["theme_dir_left"] = os.path.lexists(f"/usr/share/icons/{TEST_THEME}")
         return res
 
+    def reinstall(self):
+        """13: dpkg -i of the same package again (configure as an upgrade's,
+        with the installed version as its argument): the layer's build
+        starts again, and the user's running mount is left alone."""
+        deb = the_deb("iconfs_*.deb")
+        res = {"idle_before": wait_shared(timeout=240), "before": shared_state(),
+               "pid_before": main_pid()}
+        t0 = time.monotonic()
+        rc, out, err = admin("dpkg", "-i", deb, timeout=150)
+        t1 = time.monotonic()
+        res["dpkg"] = {"rc": rc, "output": (out + err)[-2000:], "took_s": t1 - t0}
+        res["at_dpkg_end"] = shared_state()
+        after = res["after"] = wait_shared(started_after=t0, timeout=240)
+        if after.get("start"):
+            res["started_after_dpkg_began_s"] = after["start"] - t0
+        if after.get("exit"):
+            res["ended_after_dpkg_returned_s"] = after["exit"] - t1
+        res["mount"] = answer(5)
+        res["pid_after"] = main_pid()
+        return res
+
     def purge(self):
-        """13, last: the user's unit stopped, then `apt-get purge iconfs`
+        """14, last: the user's unit stopped, then `apt-get purge iconfs`
         leaves nothing of the package behind."""
         res = {}
         rc, out, err = user("systemctl", "--user", "stop", "iconfs.service", timeout=60)
@@ -777,6 +798,7 @@ class Driver:
             self.step("shared", self.shared)
             self.step("theme_package", self.theme_package)
             self.step("theme_removal", self.theme_removal)
+            self.step("reinstall", self.reinstall)
             self.step("purge", self.purge)  # last: no iconfs after it
         finally:
             try:
