@@ -31,6 +31,7 @@ struct fs {
 	bool no_open; /* the kernel reads files without opening them */
 	struct fuse_session *se;
 	struct prefetch *prefetch;
+	struct ahead *ahead; /* what the prefetch and the read ahead resolved */
 	struct warm *warm;
 	struct watch *watch;
 };

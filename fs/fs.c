@@ -20,6 +20,7 @@
 #include "fs-private.h"
 #include "listing.h"
 #include "mountpoint.h"
+#include "ahead.h"
 #include "prefetch.h"
 #include "log.h"
 #include "synth.h"
@@ -79,7 +80,7 @@ struct tree_ctx *fs_ctx(struct fs *fs)
 	x->generation = synth_generation(fs->synth);
 	x->content = fs->content;
 	x->synth = fs->synth;
-	x->ahead = fs->prefetch;
+	x->ahead = fs->ahead;
 	(void)pthread_setspecific(fs->ctx_key, x);
 	return x;
 }
@@ -421,7 +422,7 @@ static char *counters_text(struct fs *fs)
 		(unsigned long long)c->cache_errors,
 		content_worker_restarts(fs->content), nodes, negatives,
 		watch_invalidations(fs->watch), (unsigned long long)bytes,
-		ahead, ahead_done, prefetch_taken(fs->prefetch),
+		ahead, ahead_done, ahead_taken(fs->ahead),
 		watch_ready(fs->watch), fs->budget >> 20);
 }
 

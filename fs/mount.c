@@ -12,6 +12,7 @@
 #include "fs-private.h"
 #include "log.h"
 #include "mountpoint.h"
+#include "ahead.h"
 #include "prefetch.h"
 #include "render.h"
 #include "synth.h"
@@ -107,12 +108,14 @@ int fs_mount(const struct fs_options *o)
 	if (r < 0)
 		return r;
 	content_set_stat_tier(fs.content, true);
+	fs.ahead = ahead_new();
 	r = synth_new(&fs.synth);
 	if (r >= 0)
 		r = tree_new(o->theme, o->theme_source ? o->theme_source : "",
 			     &fs.tree);
 	if (r >= 0)
-		r = prefetch_new(o->db, o->workers, fs.content, &fs.prefetch);
+		r = prefetch_new(o->db, o->workers, fs.content, fs.ahead,
+				 &fs.prefetch);
 	if (r < 0)
 		goto out;
 	r = -pthread_key_create(&fs.ctx_key, fs_ctx_free);
@@ -176,6 +179,7 @@ out:
 	warm_stop(fs.warm);
 	fuse_opt_free_args(&args);
 	prefetch_free(fs.prefetch);
+	ahead_free(fs.ahead);
 	tree_free(fs.tree);
 	synth_free(fs.synth);
 	content_free(fs.content);

@@ -6,6 +6,7 @@
 #include "db.h"
 #include "log.h"
 #include "lookup.h"
+#include "ahead.h"
 #include "prefetch.h"
 #include "view.h"
 
@@ -13,11 +14,6 @@
 #define PREFETCH_JOBS_MAX 4
 /* Views remembered as prefetched (per index generation). */
 #define PREFETCH_SEEN_MAX 1024
-/* Resolved icons kept for their LOOKUP at most, about 1 MiB: a listing's
- * stats follow its prefetch closely, and a view listed without stats
- * leaves what it resolved behind until the index changes or the table is
- * full (then it starts again empty). */
-#define PREFETCH_RESOLVED_MAX 4096
 /* Listed views remembered for a stat that would start their prefetch. */
 #define PREFETCH_LISTED_MAX 256
 
@@ -53,71 +49,8 @@ struct prefetch {
 	GHashTable *seen; /* "gen/theme/size/scale"; lock */
 	GHashTable *listed; /* dir inode (gint64 *) → struct listed; lock */
 	bool stop;	  /* lock */
-
-	/* "theme/size/scale/name" → struct icon_content, all of one index
-	 * generation; resolved_lock */
-	pthread_mutex_t resolved_lock;
-	GHashTable *resolved;
-	uint64_t resolved_generation;
-	atomic_ullong taken; /* prefetch_take()s that found one */
+	struct ahead *ahead; /* where resolved icons are kept */
 };
-
-static char *resolved_key(const char *theme, int size, int scale,
-			  const char *name)
-{
-	return g_strdup_printf("%s/%d/%d/%s", theme, size, scale, name);
-}
-
-static void resolved_free(void *p)
-{
-	icon_content_clear(p);
-	g_free(p);
-}
-
-void prefetch_keep(struct prefetch *p, const char *theme, int size, int scale,
-		   const char *name, uint64_t generation,
-		   struct icon_content *ic)
-{
-	struct icon_content *kept;
-
-	if (!p)
-		return;
-	pthread_mutex_lock(&p->resolved_lock);
-	if (p->resolved_generation != generation) {
-		g_hash_table_remove_all(p->resolved);
-		p->resolved_generation = generation;
-	}
-	if (g_hash_table_size(p->resolved) >= PREFETCH_RESOLVED_MAX)
-		g_hash_table_remove_all(p->resolved);
-	kept = g_new(struct icon_content, 1);
-	*kept = *ic;
-	*ic = (struct icon_content){ 0 };
-	g_hash_table_replace(p->resolved,
-			     resolved_key(theme, size, scale, name), kept);
-	pthread_mutex_unlock(&p->resolved_lock);
-}
-
-bool prefetch_take(struct prefetch *p, const char *theme, int size, int scale,
-		   const char *name, uint64_t generation,
-		   struct icon_content *ret)
-{
-	g_autofree char *key = NULL;
-	struct icon_content *kept = NULL;
-
-	if (!p)
-		return false;
-	key = resolved_key(theme, size, scale, name);
-	pthread_mutex_lock(&p->resolved_lock);
-	if (p->resolved_generation == generation &&
-	    g_hash_table_steal_extended(p->resolved, key, NULL,
-					(gpointer *)&kept)) {
-		*ret = *kept;
-		g_free(kept);
-		atomic_fetch_add(&p->taken, 1);
-	}
-	pthread_mutex_unlock(&p->resolved_lock);
-	return kept != NULL;
-}
 
 static void listed_free(void *p)
 {
@@ -175,8 +108,8 @@ static void job_run(struct prefetch *p, struct job *j, struct blob_reader *b,
 		    content_resolve(p->content, b, src, ext,
 				    (unsigned)(j->size * j->scale), false,
 				    &ic) == 0)
-			prefetch_keep(p, j->theme, j->size, j->scale, name,
-				      j->generation, &ic);
+			ahead_keep(p->ahead, j->theme, j->size, j->scale, name,
+				   j->generation, &ic);
 		icon_content_clear(&ic);
 		pthread_mutex_lock(&p->lock);
 		if (p->stop)
@@ -219,7 +152,7 @@ static void *prefetch_main(void *arg)
 }
 
 int prefetch_new(const char *db_path, unsigned threads, struct content *content,
-		 struct prefetch **ret)
+		 struct ahead *ahead, struct prefetch **ret)
 {
 	struct prefetch *p = g_new0(struct prefetch, 1);
 
@@ -231,9 +164,7 @@ int prefetch_new(const char *db_path, unsigned threads, struct content *content,
 	p->seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	p->listed = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
 					  listed_free);
-	pthread_mutex_init(&p->resolved_lock, NULL);
-	p->resolved = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
-					    resolved_free);
+	p->ahead = ahead;
 	p->threads = g_new0(pthread_t, threads ? threads : 1);
 	for (unsigned i = 0; i < (threads ? threads : 1); i++) {
 		if (pthread_create(&p->threads[i], NULL, prefetch_main, p) != 0)
@@ -257,8 +188,6 @@ struct prefetch *prefetch_free(struct prefetch *p)
 	g_queue_clear_full(&p->jobs, (GDestroyNotify)job_free);
 	g_hash_table_destroy(p->seen);
 	g_hash_table_destroy(p->listed);
-	g_hash_table_destroy(p->resolved);
-	pthread_mutex_destroy(&p->resolved_lock);
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->wake);
 	g_free(p->threads);
@@ -349,9 +278,4 @@ bool prefetch_statted(struct prefetch *p, uint64_t dir)
 	r = l && l->statted;
 	pthread_mutex_unlock(&p->lock);
 	return r;
-}
-
-unsigned long long prefetch_taken(struct prefetch *p)
-{
-	return p ? atomic_load(&p->taken) : 0;
 }

@@ -4,7 +4,7 @@
  * background on every render worker at once, so that those stats find them
  * done (the content layer renders each icon once, whoever asks first, and
  * a PNG of the exact size renders nothing), and keeps what it resolved for
- * each icon until its LOOKUP takes it (bounded; one index generation).
+ * each icon in ahead.h until its LOOKUP takes it.
  *
  * A listing by itself renders nothing (`find`, `ls`, a locate indexer or
  * a backup scan walk millions of entries): a listed view only waits, and
@@ -17,14 +17,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ahead.h"
 #include "content.h"
 
 struct prefetch;
 
 /* `threads` lookers, each with its own connection to the index at
- * `db_path`; `content` is borrowed. */
+ * `db_path`; `content` and `ahead` (where what they resolve is kept) are
+ * borrowed. */
 int prefetch_new(const char *db_path, unsigned threads, struct content *content,
-		 struct prefetch **ret);
+		 struct ahead *ahead, struct prefetch **ret);
 struct prefetch *prefetch_free(struct prefetch *p);
 
 /* Directory `dir` was listed: the icons `names` of a view of `theme` at
@@ -43,19 +45,3 @@ bool prefetch_stat(struct prefetch *p, uint64_t dir);
  * was called for it): a listing of it gives their attributes. */
 bool prefetch_statted(struct prefetch *p, uint64_t dir);
 
-/* Keep what was resolved for icon `name` of the view at `generation`
- * (moved from *ic) for the LOOKUP that follows; a NULL `p` keeps nothing.
- * The listings' prefetch and the working set's read ahead fill it. */
-void prefetch_keep(struct prefetch *p, const char *theme, int size, int scale,
-		   const char *name, uint64_t generation,
-		   struct icon_content *ic);
-
-/* What a prefetch resolved for icon `name` of the view at `generation`,
- * moved into *ret (icon_content_clear): true, once; false when there is
- * none (or `p` is NULL). */
-bool prefetch_take(struct prefetch *p, const char *theme, int size, int scale,
-		   const char *name, uint64_t generation,
-		   struct icon_content *ret);
-
-/* How many lookups took a result kept for them (prefetch_take). */
-unsigned long long prefetch_taken(struct prefetch *p);

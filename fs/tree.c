@@ -8,7 +8,7 @@
 
 #include "index.h"
 #include "log.h"
-#include "prefetch.h"
+#include "ahead.h"
 #include "tree.h"
 #include "tree-private.h"
 #include "view.h"
@@ -347,7 +347,7 @@ static int resolve_icon(struct tree *t, struct tree_ctx *x, enum tree_kind kind,
 				       false, ret);
 	}
 	/* resolved already by the prefetch of a listing of its view */
-	if (prefetch_take(x->ahead, theme, size, scale, name, x->generation,
+	if (ahead_take(x->ahead, theme, size, scale, name, x->generation,
 			  ret))
 		return 0;
 	r = lookup_icon(x->l, theme, name, size, scale, &source, &ext);
@@ -451,7 +451,7 @@ int tree_resolve_ahead(struct tree *t, struct tree_ctx *x, const char *path)
 			 : resolve_icon(t, x, kind, p.theme, icon, size, scale,
 					&content);
 		if (r == 0)
-			prefetch_keep(x->ahead, p.theme, size, scale, icon,
+			ahead_keep(x->ahead, p.theme, size, scale, icon,
 				      x->generation, &content);
 		break;
 	}

@@ -47,7 +47,7 @@ static inline bool tree_kind_is_dir(enum tree_kind k)
 	return k <= TREE_FLATDIR;
 }
 
-struct prefetch;
+struct ahead;
 struct tree;
 
 /* Per-thread: the connection and lookup that thread's requests use, the
@@ -62,8 +62,8 @@ struct tree_ctx {
 	/* this request may not render (a read ahead): -EAGAIN instead */
 	bool stored_only;
 	uint64_t generation;
-	/* icons resolved ahead by a listing's prefetch (may be NULL) */
-	struct prefetch *ahead;
+	/* icons resolved ahead of their LOOKUP (may be NULL) */
+	struct ahead *ahead;
 };
 
 /* `source` says what chose the default theme (user.iconfs.theme-source). */
@@ -82,7 +82,7 @@ int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
 void tree_forget(struct tree *t, uint64_t ino, uint64_t nlookup);
 /* Resolve the icon file at `path` (relative to the mount) as its LOOKUP
  * would, without a node, and keep the result for that LOOKUP
- * (prefetch_keep): the heavy part of a lookup done ahead, on the caller's
+ * (ahead_keep): the heavy part of a lookup done ahead, on the caller's
  * thread and priority. 0, or -errno (-ENOENT for what is not an icon
  * file, -EAGAIN with x->stored_only where a render would be needed). */
 int tree_resolve_ahead(struct tree *t, struct tree_ctx *x, const char *path);
