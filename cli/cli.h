@@ -35,6 +35,7 @@ struct cli_options {
 	int scale;	   /* --scale */
 	bool foreground;   /* -f */
 	bool batch;	   /* --batch (lookup) */
+	bool all_apps;	   /* --all (flatpak) */
 	int workers;	   /* --workers */
 	char *mountpoint;  /* first operand of mount/umount */
 	char **args;	   /* remaining operands */
@@ -64,3 +65,6 @@ int cli_status(struct cli_options *o);
 /* `iconfs render`: pre-render a theme's names at the given sizes into the
  * blob table, at idle priority; resumable (what is stored is skipped). */
 int cli_prerender(struct cli_options *o);
+/* `iconfs flatpak enable|disable|status`: Flatpak user overrides that let
+ * apps see the mount; an exit status. */
+int cli_flatpak(struct cli_options *o);

@@ -247,6 +247,11 @@ static int cmd_render(struct cli_options *o)
 	return cli_prerender(o) < 0 ? 1 : 0;
 }
 
+static int cmd_flatpak(struct cli_options *o)
+{
+	return cli_flatpak(o);
+}
+
 static int cmd_read_ahead(struct cli_options *o)
 {
 	return warm_reader_main(o->args[0]);
@@ -284,6 +289,7 @@ enum {
 	OPT_BATCH = 1 << 11,
 	OPT_FOREGROUND = 1 << 12,
 	OPT_ALWAYS = 1 << 13, /* -d, -h */
+	OPT_ALL_APPS = 1 << 14,
 };
 
 static const struct cli_option {
@@ -326,6 +332,10 @@ static const struct cli_option {
 	  "--no-shared-db     do not read the shared layer" },
 	{ "workers", 'w', true, OPT_WORKERS,
 	  "--workers N        render worker processes, 1 to 16 (default 2)" },
+	{ "all", 'L', false, OPT_ALL_APPS,
+	  "--all              every installed Flatpak app (for disable: every "
+	  "one\n"
+	  "                     iconfs enabled)" },
 	{ NULL, 'f', false, OPT_FOREGROUND,
 	  "-f                 stay in the foreground, logging to stderr" },
 	{ "debug", 'd', false, OPT_ALWAYS, "-d, --debug        debug messages" },
@@ -357,6 +367,8 @@ static const struct command commands[] = {
 	  cmd_status, 0, 1, OPT_DB | OPT_SHARED_DB | OPT_NO_SHARED_DB },
 	{ "umount", "[MOUNTPOINT]", "unmount an iconfs mount of this user",
 	  cmd_umount, 0, 1, 0 },
+	{ "flatpak", "enable|disable|status [APP...]",
+	  "let Flatpak apps see the mount", cmd_flatpak, 1, 64, OPT_ALL_APPS },
 	{ "help", "[COMMAND]", "this help, or a command's", cmd_help, 0, 1,
 	  0 },
 	{ "render-worker", "", NULL, cmd_render_worker, 0, 0, 0 },
@@ -546,6 +558,9 @@ int main(int argc, char **argv)
 			break;
 		case 'B':
 			o.batch = true;
+			break;
+		case 'L':
+			o.all_apps = true;
 			break;
 		case 'f':
 			o.foreground = true;
