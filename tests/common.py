@@ -231,16 +231,19 @@ def counters(mnt):
 
 
 @contextlib.contextmanager
-def mounted(db, bases, theme=None, extra=(), timeout=120, settled=False):
-    """Run `iconfs mount -f` on a fresh temporary directory; yield the mount
+def mounted(db, bases, theme=None, extra=(), timeout=120, settled=False, mountpoint=None):
+    """Run `iconfs mount -f` on a fresh temporary directory (or on
+    `mountpoint`, made if missing and removed again if so); yield the mount
     point. Waits for the mount while checking that the daemon lives (with
     `settled`, also for the watcher's start-up, which runs at idle priority
     and may otherwise land in the middle of a test); always unmounts and
     reaps the daemon."""
     need_fuse()
     tmp = tempfile.mkdtemp(prefix="iconfs-mnt-")
-    mnt = os.path.join(tmp, "mnt")
-    os.mkdir(mnt)
+    mnt = mountpoint or os.path.join(tmp, "mnt")
+    made = not os.path.isdir(mnt)
+    if made:
+        os.mkdir(mnt)
     args = [ICONFS, "mount", "-f", "--db", db, "--icon-dirs", bases]
     if theme:
         args += ["--theme", theme]
@@ -277,3 +280,8 @@ def mounted(db, bases, theme=None, extra=(), timeout=120, settled=False):
             print("daemon log:\n" + text[-4000:])
         log.close()
         shutil.rmtree(tmp, ignore_errors=True)
+        if mountpoint and made:
+            try:
+                os.rmdir(mnt)
+            except OSError:
+                pass
