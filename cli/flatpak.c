@@ -101,6 +101,9 @@ static char *first_line(const char *s)
 static int flatpak_run(char **ret_out, char **ret_err, ...)
 {
 	g_autoptr(GPtrArray) argv = g_ptr_array_new();
+	/* its messages untranslated: they are matched and quoted */
+	g_auto(GStrv) env =
+		g_environ_setenv(g_get_environ(), "LC_ALL", "C.UTF-8", TRUE);
 	g_autoptr(GError) err = NULL;
 	g_autofree char *out = NULL, *errout = NULL;
 	const char *a;
@@ -113,7 +116,7 @@ static int flatpak_run(char **ret_out, char **ret_err, ...)
 		g_ptr_array_add(argv, (char *)a);
 	va_end(ap);
 	g_ptr_array_add(argv, NULL);
-	if (!g_spawn_sync(NULL, (char **)argv->pdata, NULL, G_SPAWN_SEARCH_PATH,
+	if (!g_spawn_sync(NULL, (char **)argv->pdata, env, G_SPAWN_SEARCH_PATH,
 			  NULL, NULL, &out, &errout, &status, &err)) {
 		if (g_error_matches(err, G_SPAWN_ERROR, G_SPAWN_ERROR_NOENT)) {
 			log_error("flatpak is not installed: cannot run "
@@ -637,7 +640,9 @@ static int override_strip(const struct flatpak *f, const char *current,
 					   keep->len);
 
 	/* XDG_DATA_DIRS: without the mount; gone if iconfs made it and it
-	 * is what the app would have anyway */
+	 * is what the app would have anyway (or the file unset it) */
+	old_unset = g_key_file_get_string_list(old, GROUP_CONTEXT,
+					       KEY_UNSET_ENV, NULL, NULL);
 	dirs = g_key_file_get_string(kf, GROUP_ENVIRONMENT, DATA_DIRS, NULL);
 	old_dirs =
 		g_key_file_get_string(old, GROUP_ENVIRONMENT, DATA_DIRS, NULL);
@@ -645,15 +650,14 @@ static int override_strip(const struct flatpak *f, const char *current,
 	    !(old_dirs && data_dirs_has(old_dirs, f->mnt))) {
 		g_autofree char *without = data_dirs_remove(dirs, f->mnt);
 
-		if (!old_dirs && (!inherited || streq(without, inherited)))
+		if (!old_dirs && (!inherited || streq(without, inherited) ||
+				  strv_has(old_unset, DATA_DIRS)))
 			(void)g_key_file_remove_key(kf, GROUP_ENVIRONMENT,
 						    DATA_DIRS, NULL);
 		else
 			g_key_file_set_string(kf, GROUP_ENVIRONMENT, DATA_DIRS,
 					      without);
 	}
-	old_unset = g_key_file_get_string_list(old, GROUP_CONTEXT,
-					       KEY_UNSET_ENV, NULL, NULL);
 	if (strv_has(old_unset, DATA_DIRS)) {
 		g_auto(GStrv) unset = g_key_file_get_string_list(
 			kf, GROUP_CONTEXT, KEY_UNSET_ENV, NULL, NULL);
