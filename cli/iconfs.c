@@ -58,7 +58,7 @@ static int store_synth(sqlite3 *db, const char *theme)
 		return 0;
 	r = lookup_new(db, &l);
 	if (r >= 0)
-		r = synth_new(&s);
+		r = synth_new(NULL, &s);
 	if (r >= 0)
 		r = synth_store(s, l, db, themes, -1);
 	if (r < 0)

@@ -26,6 +26,7 @@ struct fs {
 	struct tree *tree;
 	struct content *content;
 	struct synth *synth;
+	struct generation generation; /* of the index; the watcher bumps it */
 	struct fs_counters counters;
 	pthread_key_t ctx_key;
 	bool no_open; /* the kernel reads files without opening them */

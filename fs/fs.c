@@ -59,7 +59,7 @@ struct tree_ctx *fs_ctx(struct fs *fs)
 	struct tree_ctx *x = pthread_getspecific(fs->ctx_key);
 
 	if (x) {
-		uint64_t gen = synth_generation(fs->synth);
+		uint64_t gen = generation_now(&fs->generation);
 
 		if (x->generation != gen) {
 			lookup_flush(x->l);
@@ -77,9 +77,10 @@ struct tree_ctx *fs_ctx(struct fs *fs)
 		fs_ctx_free(x);
 		return NULL;
 	}
-	x->generation = synth_generation(fs->synth);
+	x->generation = generation_now(&fs->generation);
 	x->content = fs->content;
 	x->synth = fs->synth;
+	x->gen = &fs->generation;
 	x->ahead = fs->ahead;
 	(void)pthread_setspecific(fs->ctx_key, x);
 	return x;

@@ -92,7 +92,7 @@ static int list_icons(struct tree *t, struct tree_ctx *x, struct prefetch *pf,
 	if (pf && !svg)
 		prefetch_listed(pf, ino, dir->theme, dir->size, dir->scale,
 				names, dir->kind == TREE_SIZEDIR,
-				synth_generation(x->synth));
+				generation_now(x->gen));
 	return 0;
 }
 
@@ -145,10 +145,10 @@ int listing_build(struct tree *t, struct tree_ctx *x, struct prefetch *pf,
 		  uint64_t ino, struct listing **ret)
 {
 	for (int tries = 1;; tries++) {
-		uint64_t gen = synth_generation(x->synth);
+		uint64_t gen = generation_now(x->gen);
 		int r = listing_build_once(t, x, pf, ino, ret);
 
-		if (r < 0 || synth_generation(x->synth) == gen ||
+		if (r < 0 || generation_now(x->gen) == gen ||
 		    tries == LISTING_TRIES)
 			return r;
 		listing_free(*ret);

@@ -109,7 +109,7 @@ int fs_mount(const struct fs_options *o)
 		return r;
 	content_set_stat_tier(fs.content, true);
 	fs.ahead = ahead_new();
-	r = synth_new(&fs.synth);
+	r = synth_new(&fs.generation, &fs.synth);
 	if (r >= 0)
 		r = tree_new(o->theme, o->theme_source ? o->theme_source : "",
 			     &fs.tree);
@@ -144,8 +144,8 @@ int fs_mount(const struct fs_options *o)
 		log_warning_errno(r, "cannot start the mount's guard: %m (a "
 				  "crash would leave the mount dead)");
 
-	r = watch_start(se, fs.tree, fs.content, fs.synth, o->db, o->basedirs,
-			&watch);
+	r = watch_start(se, fs.tree, fs.content, fs.synth, &fs.generation,
+			o->db, o->basedirs, &watch);
 	fs.watch = watch;
 	if (r >= 0 && !o->theme_pinned)
 		r = desktop_watch_start(fs_theme_changed, &fs, &desktop);

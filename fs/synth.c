@@ -18,8 +18,9 @@
 
 struct synth {
 	pthread_mutex_t lock;
-	uint64_t generation; /* lock */
-	/* "kind:theme" → struct cached built in `generation`; lock */
+	struct generation own; /* when none is given */
+	struct generation *gen;
+	/* "kind:theme" → struct cached built in the generation; lock */
 	GHashTable *cache;
 	/* themes built here that the index does not hold yet; lock */
 	GHashTable *unstored;
@@ -49,10 +50,11 @@ static void cached_free(struct cached *c)
 	g_free(c);
 }
 
-int synth_new(struct synth **ret)
+int synth_new(struct generation *gen, struct synth **ret)
 {
 	struct synth *s = g_new0(struct synth, 1);
 
+	s->gen = gen ? gen : &s->own;
 	pthread_mutex_init(&s->lock, NULL);
 	s->cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 					 (GDestroyNotify)cached_free);
@@ -73,20 +75,9 @@ struct synth *synth_free(struct synth *s)
 	return NULL;
 }
 
-uint64_t synth_generation(struct synth *s)
-{
-	uint64_t gen;
-
-	pthread_mutex_lock(&s->lock);
-	gen = s->generation;
-	pthread_mutex_unlock(&s->lock);
-	return gen;
-}
-
 void synth_invalidate(struct synth *s)
 {
 	pthread_mutex_lock(&s->lock);
-	s->generation++;
 	g_hash_table_remove_all(s->cache);
 	pthread_mutex_unlock(&s->lock);
 }
@@ -124,7 +115,7 @@ static int synth_get(struct synth *s, struct lookup *l, const struct kind *kind,
 	int r = 0;
 
 	pthread_mutex_lock(&s->lock);
-	gen = s->generation;
+	gen = generation_now(s->gen);
 	c = g_hash_table_lookup(s->cache, key);
 	if (c)
 		value = kind->ref(c->value);
@@ -140,7 +131,9 @@ static int synth_get(struct synth *s, struct lookup *l, const struct kind *kind,
 	if (r < 0)
 		return r;
 	pthread_mutex_lock(&s->lock);
-	if (s->generation == gen) {
+	/* a build from an index that changed meanwhile is not kept (the
+	 * watcher moves the generation on before it drops the cache) */
+	if (generation_now(s->gen) == gen) {
 		c = g_new0(struct cached, 1);
 		*c = (struct cached){ kind->ref(value), kind };
 		g_hash_table_replace(s->cache, g_steal_pointer(&key), c);

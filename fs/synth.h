@@ -16,16 +16,18 @@
 #include <sqlite3.h>
 #include <stdint.h>
 
+#include "generation.h"
 #include "lookup.h"
 
 struct synth;
 
-int synth_new(struct synth **ret);
+/* `gen` dates what is built (borrowed; NULL: a generation of its own, for
+ * a command that builds from one index and ends). */
+int synth_new(struct generation *gen, struct synth **ret);
 struct synth *synth_free(struct synth *s);
 
-/* The index generation everything built belongs to. */
-uint64_t synth_generation(struct synth *s);
-/* The index changed: what was built goes, the generation moves on. */
+/* The index changed (its generation moved on first): what was built
+ * goes. */
 void synth_invalidate(struct synth *s);
 
 /* The sizes listed in a theme's size views: the standard ones and the Size

@@ -98,7 +98,7 @@ static double negative_note(struct tree *t, struct tree_ctx *x, uint64_t parent,
 	double timeout = TREE_TIMEOUT;
 
 	pthread_mutex_lock(&t->lock);
-	if (synth_generation(x->synth) != x->generation)
+	if (generation_now(x->gen) != x->generation)
 		timeout = TREE_NEGATIVE_BRIEF;
 	else if (!g_hash_table_contains(t->negatives, key)) {
 		if (g_hash_table_size(t->negatives) >= TREE_NEGATIVES_MAX)

@@ -58,7 +58,8 @@ struct tree_ctx {
 	struct lookup *l;
 	struct blob_reader *blobs;
 	struct content *content; /* what a file holds */
-	struct synth *synth;	 /* synthesized files, the index generation */
+	struct synth *synth;	 /* synthesized files */
+	struct generation *gen;	 /* the index generation now */
 	/* this request may not render (a read ahead): -EAGAIN instead */
 	bool stored_only;
 	uint64_t generation;

@@ -48,6 +48,7 @@ struct watch {
 	struct tree *tree;
 	struct content *content;
 	struct synth *synth;
+	struct generation *gen;
 	char *db_path;
 	char **basedirs;
 	sqlite3 *db;
@@ -251,6 +252,7 @@ static void watch_refresh(struct watch *w)
 		(void)index_all_names(w->db, names);
 
 	clock_gettime(CLOCK_REALTIME, &now);
+	generation_bump(w->gen);
 	synth_invalidate(w->synth);
 	tree_collect_invalidations(w->tree, names, all, now, invals);
 	watch_invalidate(w, invals);
@@ -364,7 +366,8 @@ static void *watch_main(void *arg)
 
 int watch_start(struct fuse_session *se, struct tree *tree,
 		struct content *content, struct synth *synth,
-		const char *db_path, char *const *basedirs, struct watch **ret)
+		struct generation *gen, const char *db_path,
+		char *const *basedirs, struct watch **ret)
 {
 	struct watch *w = g_new0(struct watch, 1);
 	int r;
@@ -373,6 +376,7 @@ int watch_start(struct fuse_session *se, struct tree *tree,
 	w->tree = tree;
 	w->content = content;
 	w->synth = synth;
+	w->gen = gen;
 	w->ifd = -1;
 	w->db_path = g_strdup(db_path);
 	w->basedirs = g_strdupv((char **)basedirs);

@@ -12,11 +12,13 @@
 
 struct watch;
 
-/* `tree`, `content` (renders of changed sources are dropped from it) and
- * `synth` (what it built from the index goes at a change) are borrowed. */
+/* Borrowed: `tree`, `content` (renders of changed sources are dropped from
+ * it), `synth` (what it built from the index goes at a change) and `gen`
+ * (the index generation, which the watcher moves on at a change). */
 int watch_start(struct fuse_session *se, struct tree *tree,
 		struct content *content, struct synth *synth,
-		const char *db_path, char *const *basedirs, struct watch **ret);
+		struct generation *gen, const char *db_path,
+		char *const *basedirs, struct watch **ret);
 void watch_stop(struct watch *w);
 /* Whether the start-up is done: every directory watched, the changes since
  * the mount's own refresh applied, the synthesized files stored. */

@@ -31,6 +31,7 @@ struct ctx {
 	struct fixture *f;
 	struct content *content;
 	struct synth *synth;
+	struct generation gen;
 	struct tree *tree;
 	struct tree_ctx x;
 };
@@ -42,13 +43,14 @@ static int setup(struct ctx *c)
 	if (fixture_index(c->f) < 0 ||
 	    content_new(c->f->db_path, NULL, c->f->bases, 1, 5000, 1 << 20,
 			&c->content) < 0 ||
-	    synth_new(&c->synth) < 0 ||
+	    synth_new(&c->gen, &c->synth) < 0 ||
 	    tree_new("t", "--theme", &c->tree) < 0)
 		return -1;
 	c->x = (struct tree_ctx){ .db = c->f->db,
 				  .l = c->f->l,
 				  .content = c->content,
-				  .synth = c->synth };
+				  .synth = c->synth,
+				  .gen = &c->gen };
 	return content_reader_new(c->content, c->f->db, &c->x.blobs);
 }
 
@@ -176,7 +178,7 @@ TEST(invalidations)
 	 * named miss its entry, and the root */
 	ASSERT_EQ_INT(out->len, 3 + 2 + 1 + 1);
 	/* the generation is the watcher's to bump, not the tree's */
-	ASSERT_EQ_INT(synth_generation(c.synth), 0);
+	ASSERT_EQ_INT(generation_now(&c.gen), 0);
 	tree_inval_clear(out);
 	tree_collect_invalidations(c.tree, names, true, now, out);
 	ASSERT_EQ_INT(negatives_held(c.tree), 0);

@@ -16,6 +16,7 @@ TEST(failed_start_keeps_fd0)
 	struct fixture *f = fixture_new();
 	struct content *c = NULL;
 	struct synth *s = NULL;
+	struct generation gen = { 0 };
 	struct tree *t = NULL;
 	struct watch *w = NULL;
 	g_autofree char *missing =
@@ -28,9 +29,9 @@ TEST(failed_start_keeps_fd0)
 	ASSERT_EQ_INT(
 		content_new(f->db_path, NULL, f->bases, 1, 5000, 1 << 20, &c),
 		0);
-	ASSERT_EQ_INT(synth_new(&s), 0);
+	ASSERT_EQ_INT(synth_new(NULL, &s), 0);
 	ASSERT_EQ_INT(tree_new("t", "--theme", &t), 0);
-	ASSERT_TRUE(watch_start(NULL, t, c, s, missing, f->bases, &w) < 0);
+	ASSERT_TRUE(watch_start(NULL, t, c, s, &gen, missing, f->bases, &w) < 0);
 	ASSERT_TRUE(fcntl(0, F_GETFD) >= 0);
 	tree_free(t);
 	synth_free(s);
