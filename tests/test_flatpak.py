@@ -526,6 +526,9 @@ def main():
             # an installation's files are read-only
             subprocess.run(["chmod", "-R", "u+w", work], capture_output=True)
             shutil.rmtree(work, ignore_errors=True)
+        for app in (APP, OTHER):  # what flatpak run made
+            shutil.rmtree(os.path.join(os.environ["XDG_RUNTIME_DIR"], "app", app),
+                          ignore_errors=True)
         else:
             say(f"kept {work}")
     timings["total"] = time.monotonic() - t0
