@@ -27,7 +27,7 @@ void listing_free(struct listing *ls)
 
 static void list_root(struct listing *ls)
 {
-	listing_add(ls, g_strdup("icons"), DT_DIR);
+	listing_add(ls, g_strdup(VIEW_ICONS_DIR), DT_DIR);
 	for (int s = 1; s <= 2; s++)
 		for (unsigned i = 0; i < view_n_listed_sizes; i++)
 			listing_add(ls,
@@ -54,9 +54,9 @@ static int list_theme(struct tree_ctx *x, const char *theme, struct listing *ls)
 	g_autoptr(GArray) sizes = NULL;
 	int r;
 
-	listing_add(ls, g_strdup("index.theme"), DT_REG);
-	listing_add(ls, g_strdup("icon-theme.cache"), DT_REG);
-	listing_add(ls, g_strdup("scalable"), DT_DIR);
+	listing_add(ls, g_strdup(VIEW_INDEX_THEME), DT_REG);
+	listing_add(ls, g_strdup(VIEW_ICON_CACHE), DT_REG);
+	listing_add(ls, g_strdup(VIEW_SCALABLE), DT_DIR);
 	r = synth_sizes(x->l, theme, &sizes);
 	for (unsigned i = 0; r >= 0 && i < sizes->len; i++) {
 		int s = g_array_index(sizes, int, i);

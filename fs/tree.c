@@ -363,65 +363,28 @@ static int resolve_icon(struct tree *t, struct tree_ctx *x, enum tree_kind kind,
 
 /* What `name` in directory `p` would be, from the name grammar alone (no
  * index): the child's kind, theme, size, scale and icon name. */
+/* What `name` in directory `p` is, from the name grammar (view.h) alone:
+ * no index query. */
 static int child_parse(struct tree *t, const struct tree_node *p,
 		       const char *name, enum tree_kind *ret_kind,
 		       char **ret_theme, int *ret_size, int *ret_scale,
 		       char **ret_name)
 {
-	int size = 0, scale = 0, r;
+	g_autofree char *dflt = p->kind == TREE_ROOT ? tree_default_theme(t)
+						    : NULL;
+	struct view_entry e;
+	int r = view_parse_entry(p->kind, p->theme, p->size, p->scale, dflt,
+				 name, &e);
 
 	*ret_theme = NULL;
 	*ret_name = NULL;
-	switch (p->kind) {
-	case TREE_ROOT:
-		if (streq(name, "icons")) {
-			*ret_kind = TREE_ICONS;
-			break;
-		}
-		if (view_parse_flat_dir(name, &size, &scale) < 0)
-			return -ENOENT;
-		*ret_kind = TREE_FLATDIR;
-		*ret_theme = tree_default_theme(t);
-		break;
-	case TREE_ICONS:
-		if (!lookup_name_valid(name))
-			return -ENOENT;
-		*ret_kind = TREE_THEME;
-		*ret_theme = g_strdup(name);
-		break;
-	case TREE_THEME:
-		*ret_theme = g_strdup(p->theme);
-		if (streq(name, "index.theme"))
-			*ret_kind = TREE_INDEX_THEME;
-		else if (streq(name, "icon-theme.cache"))
-			*ret_kind = TREE_ICON_CACHE;
-		else if (streq(name, "scalable"))
-			*ret_kind = TREE_SCALABLE;
-		else if (view_parse_theme_dir(name, &size, &scale) == 0)
-			*ret_kind = TREE_SIZEDIR;
-		else
-			return -ENOENT;
-		break;
-	case TREE_SIZEDIR:
-	case TREE_FLATDIR:
-	case TREE_SCALABLE:
-		r = view_parse_icon_file(
-			name, p->kind == TREE_SCALABLE ? "svg" : "png",
-			ret_name);
-		if (r < 0)
-			return r;
-		if (p->kind == TREE_SIZEDIR && view_is_symbolic(*ret_name))
-			return -ENOENT;
-		*ret_kind = p->kind == TREE_SCALABLE ? TREE_SVG : TREE_ICON;
-		*ret_theme = g_strdup(p->theme);
-		size = p->size;
-		scale = p->scale;
-		break;
-	default:
-		return -ENOTDIR;
-	}
-	*ret_size = size;
-	*ret_scale = scale;
+	if (r < 0)
+		return r;
+	*ret_kind = e.kind;
+	*ret_theme = e.theme;
+	*ret_size = e.size;
+	*ret_scale = e.scale;
+	*ret_name = e.name;
 	return 0;
 }
 

@@ -18,6 +18,7 @@
 #include "content.h"
 #include "lookup.h"
 #include "synth.h"
+#include "view.h"
 
 #define TREE_ROOT_INO 1
 
@@ -28,24 +29,6 @@
  * index changed) are cached this long only. */
 #define TREE_NEGATIVE_BRIEF 1.0
 #define TREE_NEGATIVES_MAX  16384
-
-enum tree_kind {
-	TREE_ROOT,
-	TREE_ICONS,	  /* icons/ */
-	TREE_THEME,	  /* icons/<Theme>/ */
-	TREE_SIZEDIR,	  /* icons/<Theme>/<N>x<N>[@2]/ */
-	TREE_SCALABLE,	  /* icons/<Theme>/scalable/ */
-	TREE_FLATDIR,	  /* <N>[@S]/ */
-	TREE_ICON,	  /* a .png in a size dir */
-	TREE_SVG,	  /* a .svg in scalable/ */
-	TREE_INDEX_THEME, /* icons/<Theme>/index.theme */
-	TREE_ICON_CACHE,  /* icons/<Theme>/icon-theme.cache */
-};
-
-static inline bool tree_kind_is_dir(enum tree_kind k)
-{
-	return k <= TREE_FLATDIR;
-}
 
 struct ahead;
 struct tree;

@@ -116,3 +116,70 @@ int view_nominal_size(const char *name)
 {
 	return view_is_symbolic(name) ? 16 : 48;
 }
+
+int view_parse_entry(enum tree_kind dir, const char *theme, int size,
+		     int scale, const char *default_theme, const char *name,
+		     struct view_entry *ret)
+{
+	struct view_entry e = { .size = 0, .scale = 0 };
+	int r;
+
+	switch (dir) {
+	case TREE_ROOT:
+		if (streq(name, VIEW_ICONS_DIR)) {
+			e.kind = TREE_ICONS;
+			break;
+		}
+		if (view_parse_flat_dir(name, &e.size, &e.scale) < 0)
+			return -ENOENT;
+		e.kind = TREE_FLATDIR;
+		e.theme = g_strdup(default_theme);
+		break;
+	case TREE_ICONS:
+		if (!lookup_name_valid(name))
+			return -ENOENT;
+		e.kind = TREE_THEME;
+		e.theme = g_strdup(name);
+		break;
+	case TREE_THEME:
+		if (streq(name, VIEW_INDEX_THEME))
+			e.kind = TREE_INDEX_THEME;
+		else if (streq(name, VIEW_ICON_CACHE))
+			e.kind = TREE_ICON_CACHE;
+		else if (streq(name, VIEW_SCALABLE))
+			e.kind = TREE_SCALABLE;
+		else if (view_parse_theme_dir(name, &e.size, &e.scale) == 0)
+			e.kind = TREE_SIZEDIR;
+		else
+			return -ENOENT;
+		e.theme = g_strdup(theme);
+		break;
+	case TREE_SIZEDIR:
+	case TREE_FLATDIR:
+	case TREE_SCALABLE:
+		r = view_parse_icon_file(
+			name, dir == TREE_SCALABLE ? "svg" : "png", &e.name);
+		if (r < 0)
+			return r;
+		if (dir == TREE_SIZEDIR && view_is_symbolic(e.name)) {
+			g_free(e.name);
+			return -ENOENT;
+		}
+		e.kind = dir == TREE_SCALABLE ? TREE_SVG : TREE_ICON;
+		e.theme = g_strdup(theme);
+		e.size = size;
+		e.scale = scale;
+		break;
+	default:
+		return -ENOTDIR;
+	}
+	*ret = e;
+	return 0;
+}
+
+void view_entry_clear(struct view_entry *e)
+{
+	g_free(e->theme);
+	g_free(e->name);
+	*e = (struct view_entry){ 0 };
+}

@@ -25,6 +25,49 @@
 #define VIEW_XATTR_THEME_SOURCE "user.iconfs.theme-source"
 #define VIEW_XATTR_COUNTERS	"user.iconfs.counters"
 
+/* What each name of the tree is. */
+enum tree_kind {
+	TREE_ROOT,
+	TREE_ICONS,	  /* icons/ */
+	TREE_THEME,	  /* icons/<Theme>/ */
+	TREE_SIZEDIR,	  /* icons/<Theme>/<N>x<N>[@2]/ */
+	TREE_SCALABLE,	  /* icons/<Theme>/scalable/ */
+	TREE_FLATDIR,	  /* <N>[@S]/ */
+	TREE_ICON,	  /* a .png in a size dir */
+	TREE_SVG,	  /* a .svg in scalable/ */
+	TREE_INDEX_THEME, /* icons/<Theme>/index.theme */
+	TREE_ICON_CACHE,  /* icons/<Theme>/icon-theme.cache */
+};
+
+static inline bool tree_kind_is_dir(enum tree_kind k)
+{
+	return k <= TREE_FLATDIR;
+}
+
+/* The fixed entries of the root and of a theme directory (besides the flat
+ * size views and the theme's size directories). */
+#define VIEW_ICONS_DIR	 "icons"
+#define VIEW_INDEX_THEME "index.theme"
+#define VIEW_ICON_CACHE	 "icon-theme.cache"
+#define VIEW_SCALABLE	 "scalable"
+
+/* What entry `name` of a directory of kind `dir` (of `theme` at
+ * size x scale) is, from the name grammar alone, without the index: its
+ * kind, theme (g_free), size, scale and, for an icon file, the icon name
+ * (g_free). `default_theme` is the theme of the flat views (needed for
+ * the root only). -ENOENT for a name the grammar does not have, -ENOTDIR
+ * under a file. */
+struct view_entry {
+	enum tree_kind kind;
+	char *theme;
+	int size, scale;
+	char *name;
+};
+int view_parse_entry(enum tree_kind dir, const char *theme, int size,
+		     int scale, const char *default_theme, const char *name,
+		     struct view_entry *ret);
+void view_entry_clear(struct view_entry *e);
+
 /* Sizes listed in every size view; any other N resolves when named. */
 extern const int view_listed_sizes[];
 extern const unsigned view_n_listed_sizes;

@@ -106,5 +106,47 @@ TEST(symbolic)
 	ASSERT_EQ_INT(view_nominal_size("edit-copy"), 48);
 }
 
+/* Each directory kind's entries, from the grammar alone. */
+TEST(entries)
+{
+	struct view_entry e;
+
+	ASSERT_EQ_INT(view_parse_entry(TREE_ROOT, NULL, 0, 0, "Adwaita",
+				       "icons", &e), 0);
+	ASSERT_EQ_INT(e.kind, TREE_ICONS);
+	view_entry_clear(&e);
+	ASSERT_EQ_INT(view_parse_entry(TREE_ROOT, NULL, 0, 0, "Adwaita",
+				       "32@2", &e), 0);
+	ASSERT_TRUE(e.kind == TREE_FLATDIR && e.size == 32 && e.scale == 2);
+	ASSERT_EQ_STR(e.theme, "Adwaita");
+	view_entry_clear(&e);
+	ASSERT_EQ_INT(view_parse_entry(TREE_THEME, "T", 0, 0, NULL,
+				       "icon-theme.cache", &e), 0);
+	ASSERT_EQ_INT(e.kind, TREE_ICON_CACHE);
+	view_entry_clear(&e);
+	ASSERT_EQ_INT(view_parse_entry(TREE_THEME, "T", 0, 0, NULL, "48x48@2",
+				       &e), 0);
+	ASSERT_TRUE(e.kind == TREE_SIZEDIR && e.size == 48 && e.scale == 2);
+	view_entry_clear(&e);
+	ASSERT_EQ_INT(view_parse_entry(TREE_SIZEDIR, "T", 48, 2, NULL,
+				       "folder.png", &e), 0);
+	ASSERT_TRUE(e.kind == TREE_ICON && e.size == 48 && e.scale == 2);
+	ASSERT_EQ_STR(e.name, "folder");
+	ASSERT_EQ_STR(e.theme, "T");
+	view_entry_clear(&e);
+	/* symbolic names only as SVG under icons/, any kind in flat views */
+	ASSERT_EQ_INT(view_parse_entry(TREE_SIZEDIR, "T", 16, 1, NULL,
+				       "go-next-symbolic.png", &e), -ENOENT);
+	ASSERT_EQ_INT(view_parse_entry(TREE_FLATDIR, "T", 16, 1, NULL,
+				       "go-next-symbolic.png", &e), 0);
+	view_entry_clear(&e);
+	ASSERT_EQ_INT(view_parse_entry(TREE_SCALABLE, "T", 0, 0, NULL,
+				       "x.png", &e), -ENOENT);
+	ASSERT_EQ_INT(view_parse_entry(TREE_ICONS, NULL, 0, 0, NULL, "..",
+				       &e), -ENOENT);
+	ASSERT_EQ_INT(view_parse_entry(TREE_ICON, "T", 0, 0, NULL, "x", &e),
+		      -ENOTDIR);
+}
+
 TEST_MAIN(TEST_CASE(flat_dirs), TEST_CASE(theme_dirs), TEST_CASE(icon_files),
-	  TEST_CASE(symbolic))
+	  TEST_CASE(symbolic), TEST_CASE(entries))
