@@ -522,13 +522,13 @@ def main():
                 scenarios(env, os.path.realpath(mnt),
                           os.path.join(env["XDG_STATE_HOME"], "iconfs", "flatpak"))
     finally:
+        for app in (APP, OTHER):  # what flatpak run made
+            shutil.rmtree(os.path.join(os.environ["XDG_RUNTIME_DIR"], "app", app),
+                          ignore_errors=True)
         if os.environ.get("ICONFS_KEEP_FLATPAK") != "1":
             # an installation's files are read-only
             subprocess.run(["chmod", "-R", "u+w", work], capture_output=True)
             shutil.rmtree(work, ignore_errors=True)
-        for app in (APP, OTHER):  # what flatpak run made
-            shutil.rmtree(os.path.join(os.environ["XDG_RUNTIME_DIR"], "app", app),
-                          ignore_errors=True)
         else:
             say(f"kept {work}")
     timings["total"] = time.monotonic() - t0
