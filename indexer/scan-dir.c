@@ -4,6 +4,7 @@
  * scanner.h. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <glib.h>
 #include <limits.h>
 #include <stdio.h>
@@ -157,6 +158,46 @@ static int target_allowed(struct scanner *s, const char *path)
 	return real != NULL;
 }
 
+/* Whether the symbolic link `entry` of directory `d` (at `path`) leads to
+ * a file inside the base directories. A theme's links (Papirus: tens of
+ * thousands) name a regular file by a relative path, in their own
+ * directory or a neighbour ("../apps/x.svg"): such a file is inside
+ * exactly when its directory is, which is resolved once per directory
+ * named (`dirs`: the link's directory part → inside or not); any other
+ * link is resolved whole. */
+static bool link_allowed(struct scanner *s, DIR *d, const char *path,
+			 const char *entry, GHashTable *dirs)
+{
+	g_autofree char *full = g_build_filename(path, entry, NULL);
+	char target[PATH_MAX];
+	struct stat st;
+	ssize_t n;
+
+	n = readlinkat(dirfd(d), entry, target, sizeof(target) - 1);
+	if (n > 0 && target[0] != '/') {
+		g_autofree char *dir = NULL;
+		gpointer inside;
+
+		target[n] = '\0';
+		/* the file itself must not be a link again */
+		if (fstatat(dirfd(d), target, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+		    !S_ISREG(st.st_mode))
+			return target_allowed(s, full);
+		dir = g_path_get_dirname(target);
+		if (!g_hash_table_lookup_extended(dirs, dir, NULL, &inside)) {
+			g_autofree char *where =
+				g_build_filename(path, dir, NULL);
+			_cleanup_free_ char *real =
+				basedirs_real_inside(s->real, where, true);
+
+			inside = GINT_TO_POINTER(real != NULL);
+			g_hash_table_insert(dirs, g_steal_pointer(&dir), inside);
+		}
+		return GPOINTER_TO_INT(inside);
+	}
+	return target_allowed(s, full);
+}
+
 /* Split "name.ext" into the name length and the extension index. */
 static int icon_file_name(const char *file, size_t *ret_len)
 {
@@ -178,6 +219,8 @@ static int listing_read(struct scanner *s, long long id, const char *path)
 	g_autoptr(GHashTable) old = listing_names(s, id);
 	_cleanup_closedir_ DIR *d = NULL;
 	struct dirent *de;
+	g_autoptr(GHashTable) link_dirs =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	int r;
 
 	sqlite3_bind_int64(s->icon_clear, 1, id);
@@ -203,15 +246,20 @@ static int listing_read(struct scanner *s, long long id, const char *path)
 		if (ext < 0)
 			continue;
 		if (de->d_type != DT_REG) {
-			g_autofree char *full =
-				g_build_filename(path, de->d_name, NULL);
 			struct stat st;
 
 			if (de->d_type != DT_LNK && de->d_type != DT_UNKNOWN)
 				continue;
-			if (stat(full, &st) < 0 || !S_ISREG(st.st_mode))
+			/* relative to the directory: no walk of its path */
+			if (fstatat(dirfd(d), de->d_name, &st, 0) < 0 ||
+			    !S_ISREG(st.st_mode))
 				continue;
-			if (de->d_type == DT_LNK && !target_allowed(s, full)) {
+			if (de->d_type == DT_LNK &&
+			    !link_allowed(s, d, path, de->d_name,
+					  link_dirs)) {
+				g_autofree char *full = g_build_filename(
+					path, de->d_name, NULL);
+
 				s->stats.problems++;
 				log_warning("'%s' points outside the icon "
 					    "directories, skipped",
