@@ -159,14 +159,14 @@ static int target_allowed(struct scanner *s, const char *path)
 }
 
 /* Whether the symbolic link `entry` of directory `d` (at `path`) leads to
- * a file inside the base directories. A theme's links (Papirus: tens of
+ * a regular file (else -ENOENT) inside the base directories (else 0: 1). A theme's links (Papirus: tens of
  * thousands) name a regular file by a relative path, in their own
  * directory or a neighbour ("../apps/x.svg"): such a file is inside
  * exactly when its directory is, which is resolved once per directory
  * named (`dirs`: the link's directory part → inside or not); any other
  * link is resolved whole. */
-static bool link_allowed(struct scanner *s, DIR *d, const char *path,
-			 const char *entry, GHashTable *dirs)
+static int link_allowed(struct scanner *s, DIR *d, const char *path,
+			const char *entry, GHashTable *dirs)
 {
 	g_autofree char *full = g_build_filename(path, entry, NULL);
 	char target[PATH_MAX];
@@ -182,7 +182,7 @@ static bool link_allowed(struct scanner *s, DIR *d, const char *path,
 		/* the file itself must not be a link again */
 		if (fstatat(dirfd(d), target, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
 		    !S_ISREG(st.st_mode))
-			return target_allowed(s, full);
+			goto whole;
 		dir = g_path_get_dirname(target);
 		if (!g_hash_table_lookup_extended(dirs, dir, NULL, &inside)) {
 			g_autofree char *where =
@@ -195,6 +195,9 @@ static bool link_allowed(struct scanner *s, DIR *d, const char *path,
 		}
 		return GPOINTER_TO_INT(inside);
 	}
+whole:
+	if (fstatat(dirfd(d), entry, &st, 0) < 0 || !S_ISREG(st.st_mode))
+		return -ENOENT;
 	return target_allowed(s, full);
 }
 
@@ -240,23 +243,32 @@ static int listing_read(struct scanner *s, long long id, const char *path)
 	}
 	while ((errno = 0, de = readdir(d))) {
 		char name[NAME_MAX + 1];
+		unsigned char type;
 		size_t len;
 		int ext = icon_file_name(de->d_name, &len);
 
 		if (ext < 0)
 			continue;
-		if (de->d_type != DT_REG) {
+		type = de->d_type;
+		if (type == DT_UNKNOWN) { /* a filesystem without d_type */
 			struct stat st;
 
-			if (de->d_type != DT_LNK && de->d_type != DT_UNKNOWN)
+			if (fstatat(dirfd(d), de->d_name, &st,
+				    AT_SYMLINK_NOFOLLOW) < 0)
 				continue;
-			/* relative to the directory: no walk of its path */
-			if (fstatat(dirfd(d), de->d_name, &st, 0) < 0 ||
-			    !S_ISREG(st.st_mode))
+			type = S_ISLNK(st.st_mode)  ? DT_LNK
+			       : S_ISREG(st.st_mode) ? DT_REG
+						     : DT_UNKNOWN;
+		}
+		if (type != DT_REG && type != DT_LNK)
+			continue;
+		if (type == DT_LNK) {
+			int ok = link_allowed(s, d, path, de->d_name,
+					      link_dirs);
+
+			if (ok < 0)
 				continue;
-			if (de->d_type == DT_LNK &&
-			    !link_allowed(s, d, path, de->d_name,
-					  link_dirs)) {
+			if (!ok) {
 				g_autofree char *full = g_build_filename(
 					path, de->d_name, NULL);
 
