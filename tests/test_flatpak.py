@@ -3,19 +3,20 @@
 status` with a real Flatpak, offline, as the test user.
 
 The runtime is made of Debian 12 files: the /usr of a debootstrapped tree
-(python3, python3-gi, GTK 3), made as tests/test_login.py makes its box:
-by this file run as root (`--build-tree`, through asuser), cached under
-the build directory (build/tests/flatpak-tree, rebuilt when its package
-list changes, built in a temporary directory and renamed when complete,
-under a lock). The runtime leaves out Adwaita's icons, so that the host's (through /run/host/share or
-the mount) are the only ones, and sets the XDG_DATA_DIRS the freedesktop
-runtimes set. Two apps: a python3-gi script that looks icons up with
-GTK 3 and reports the files it chose, their pixel size and their
-user.iconfs.source, one of which sets its own XDG_DATA_DIRS in its
-metadata. Built with flatpak build-init, build-finish and build-export
-into a local repository and installed from it with `flatpak --user`, in a
-HOME of the test's own; iconfs is mounted at $XDG_RUNTIME_DIR/iconfs, the
-only place xdg-run/iconfs reaches.
+(python3, python3-gi, GTK 3), made by tests/debootstrap.py as
+tests/test_login.py's box is: by this file run as root (`--build-tree`,
+through asuser), cached under the build directory
+(build/tests/flatpak-tree, rebuilt when its package list changes, built in
+a temporary directory and renamed when complete, under a lock). The
+runtime leaves out Adwaita's icons, so that the host's (through
+/run/host/share or the mount) are the only ones, and sets the
+XDG_DATA_DIRS the freedesktop runtimes set. Two apps: a python3-gi script
+that looks icons up with GTK 3 and reports the files it chose, their pixel
+size and their user.iconfs.source, one of which sets its own XDG_DATA_DIRS
+in its metadata. Built with flatpak build-init, build-finish and
+build-export into a local repository and installed from it with `flatpak
+--user`, in a HOME of the test's own; iconfs is mounted at
+$XDG_RUNTIME_DIR/iconfs, the only place xdg-run/iconfs reaches.
 
  1. without an override the app takes Adwaita from /run/host/share;
  2. no override before: enable writes exactly the grant and XDG_DATA_DIRS
@@ -38,13 +39,13 @@ reason. Skipped only without /dev/fuse.
 import fcntl
 import json
 import os
-import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import time
+
+import debootstrap
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ICONFS = os.path.abspath(os.environ.get("ICONFS") or
@@ -107,79 +108,21 @@ def tree_dir():
     return os.path.join(os.path.abspath(d), "flatpak-tree")
 
 
-def suite_and_mirror():
-    """This Debian's codename and the mirror apt uses for it."""
-    suite = "bookworm"
-    with open("/etc/os-release") as f:
-        for line in f:
-            if line.startswith("VERSION_CODENAME="):
-                suite = line.split("=", 1)[1].strip().strip('"') or suite
-    out = subprocess.run(["apt-cache", "policy"], capture_output=True, text=True).stdout
-    m = re.search(rf"^\s*\d+\s+(\S+)\s+{re.escape(suite)}/main\s", out, re.M)
-    return suite, m.group(1) if m else "http://deb.debian.org/debian"
-
-
 def build_tree():
-    """As root: the cached debootstrapped tree; prints ROOT=path (and
-    BUILT=seconds). Under an exclusive lock, left shared while the caller
-    copies (it takes the lock shared itself)."""
+    """As root: the cached debootstrapped tree (debootstrap.py); prints
+    ROOT=path and BUILT=seconds. Under an exclusive lock while it builds,
+    released when this process ends; the caller takes it shared while it
+    copies."""
     box = tree_dir()
     os.makedirs(box, exist_ok=True)
-    root, stamp = os.path.join(box, "root"), os.path.join(box, "stamp")
-    suite, url = suite_and_mirror()
-    want = f"suite {suite}\nmirror {url}\nvariant minbase\n" + "\n".join(TREE_PACKAGES) + "\n"
     lock = open(os.path.join(box, "lock"), "w")
     os.chmod(lock.name, 0o644)
-    fcntl.flock(lock, fcntl.LOCK_EX)
-    for e in os.listdir(box):  # what a killed build left
-        if e.startswith(("root.tmp-", "root.old-")):
-            subprocess.run(["rm", "-rf", "--one-file-system", os.path.join(box, e)])
     try:
-        have = open(stamp).read()
-    except OSError:
-        have = None
-    if have == want and os.path.isdir(root):
-        print(f"ROOT={root}\nBUILT=0")
-        return 0
-    if not shutil.which("debootstrap"):
-        print("debootstrap is not installed (scripts/setup installs it)")
+        root, took = debootstrap.ensure(box, TREE_PACKAGES, lock, "the Flatpak runtime's tree")
+    except AssertionError as e:
+        print(e)
         return 1
-    t0 = time.monotonic()
-    tmp = tempfile.mkdtemp(prefix="root.tmp-", dir=box)
-    os.chmod(tmp, 0o755)
-    log = os.path.join(box, "debootstrap.log")
-    with open(log, "w") as f:
-        # a mount namespace of its own (the target's /proc and /sys go with
-        # it), a process group of its own (an interrupted build ends all)
-        p = subprocess.Popen(["unshare", "--mount", "--propagation", "private", "debootstrap",
-                              "--variant=minbase", "--include=" + ",".join(TREE_PACKAGES),
-                              suite, tmp, url], stdin=subprocess.DEVNULL, stdout=f,
-                             stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            p.wait()
-        except BaseException:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
-            raise
-    if p.returncode != 0:
-        subprocess.run(["rm", "-rf", "--one-file-system", tmp])
-        print(f"debootstrap {suite} {url} exited {p.returncode}:\n" + open(log).read()[-3000:])
-        return 1
-    archives = os.path.join(tmp, "var/cache/apt/archives")
-    for e in os.listdir(archives):
-        if e.endswith(".deb"):
-            os.unlink(os.path.join(archives, e))
-    if os.path.exists(stamp):
-        os.unlink(stamp)
-    if os.path.isdir(root):
-        old = tempfile.mkdtemp(prefix="root.old-", dir=box)
-        os.rename(root, os.path.join(old, "root"))
-        subprocess.run(["rm", "-rf", "--one-file-system", old])
-    os.rename(tmp, root)
-    with open(stamp + ".tmp", "w") as f:
-        f.write(want)
-    os.rename(stamp + ".tmp", stamp)
-    print(f"ROOT={root}\nBUILT={time.monotonic() - t0:.0f}")
+    print(f"ROOT={root}\nBUILT={took:.0f}")
     return 0
 
 

@@ -6,12 +6,13 @@ and installed in the running box with `dpkg -i` before a lingering user
 (alice, uid 1000) gets her manager at boot. Nothing enables the user unit
 but the package.
 
-The box is a pristine debootstrap of the packages below and the package's
-dependencies, cached under the build directory (rebuilt when the list
-changes, built in a temporary directory and renamed when complete); each
-run boots a fresh overlay of it in a mount namespace of its own, so nothing
-of a run outlives it. A driver inside the box (tests/login/driver.py)
-measures, as the user and in the user's session; this side judges:
+The box is a pristine debootstrap of the packages below and the
+package's dependencies, cached under the build directory
+(tests/debootstrap.py: rebuilt when the list changes, built in a
+temporary directory and renamed when complete); each run boots a fresh
+overlay of it in a mount namespace of its own, so nothing of a run
+outlives it. A driver inside the box (tests/login/driver.py) measures,
+as the user and in the user's session; this side judges:
 
  1. the mount answers within 5 s of the user manager's start;
  2. the session's environment has the mount first in XDG_DATA_DIRS;
@@ -47,7 +48,6 @@ ICONFS_KEEP_BOX=1 keeps the run's directory (overlay, results) for a look.
 The figures of 4 and 5 are printed for scripts/bench as
 `K1 kill=SECONDS hang=SECONDS watchdog=SECONDS` ("none": not measured).
 """
-import fcntl
 import json
 import os
 import re
@@ -61,7 +61,9 @@ import time
 # a booted container needs root: common.py must not drop to the test user
 os.environ.setdefault("ICONFS_TEST_AS_ROOT", "1")
 import common  # noqa: E402
+import debootstrap  # noqa: E402
 from common import check, finish, skip  # noqa: E402
+from debootstrap import remove_tree  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LOGIN = os.path.join(HERE, "login")
@@ -97,41 +99,6 @@ def say(*args):
 
 # ---------------------------------------------------------------- the image
 
-def codename():
-    with open("/etc/os-release") as f:
-        for line in f:
-            if line.startswith("VERSION_CODENAME="):
-                return line.split("=", 1)[1].strip().strip('"')
-    return "bookworm"
-
-
-def mirror(suite):
-    """The host's Debian mirror for `suite` (deb822 or one-line sources)."""
-    files = ["/etc/apt/sources.list"]
-    d = "/etc/apt/sources.list.d"
-    if os.path.isdir(d):
-        files += [os.path.join(d, f) for f in sorted(os.listdir(d))]
-    for path in files:
-        try:
-            text = open(path).read()
-        except OSError:
-            continue
-        if path.endswith(".sources"):
-            for para in re.split(r"\n\s*\n", text):
-                keys = dict(re.findall(r"^(\w[\w-]*):\s*(.*)$", para, re.M))
-                if "deb" in keys.get("Types", "").split() and \
-                        suite in keys.get("Suites", "").split():
-                    for uri in keys.get("URIs", "").split():
-                        if "security" not in uri:
-                            return uri
-        else:
-            for line in text.splitlines():
-                m = re.match(r"^deb\s+(?:\[[^]]*\]\s+)?(\S+)\s+(\S+)\s", line)
-                if m and m.group(2) == suite and "security" not in m.group(1):
-                    return m.group(1)
-    return "http://deb.debian.org/debian"
-
-
 def box_packages(deb):
     """PACKAGES and the iconfs package's dependencies (the first of each
     alternative, without versions)."""
@@ -144,6 +111,14 @@ def box_packages(deb):
             if name:
                 pkgs.add(name)
     return sorted(pkgs)
+
+
+def ensure_image(lock, deb):
+    """The cached pristine root of the box, with the dependencies of the
+    package `deb`; (path, seconds spent building). Built under an exclusive
+    lock on `lock`, which is left shared: a run that uses the image keeps
+    another from rebuilding it under it (debootstrap.py)."""
+    return debootstrap.ensure(BOX, box_packages(deb), lock, "the login box")
 
 
 # ---------------------------------------------------------------- the packages
@@ -211,88 +186,6 @@ def make_theme_deb(outdir):
     sh("dpkg-deb", "--root-owner-group", "--build", top, deb)
     remove_tree(top)
     return deb
-
-
-def remove_tree(path):
-    """rm -rf that never leaves the tree's filesystem."""
-    subprocess.run(["rm", "-rf", "--one-file-system", path], capture_output=True)
-
-
-def ensure_image(lock, deb):
-    """The cached pristine root of the box, with the dependencies of the
-    package `deb`; (path, seconds spent building). Built under an exclusive
-    lock on `lock`, which is left shared: a run that uses the image keeps
-    another from rebuilding it under it."""
-    os.makedirs(BOX, exist_ok=True)
-    suite = codename()
-    url = mirror(suite)
-    pkgs = box_packages(deb)
-    want = f"suite {suite}\nmirror {url}\nvariant minbase\n" + "\n".join(pkgs) + "\n"
-    root = os.path.join(BOX, "root")
-    stamp = os.path.join(BOX, "stamp")
-    fcntl.flock(lock, fcntl.LOCK_EX)  # one build at a time, none while in use
-    try:
-        return build_image(root, stamp, want, suite, url, pkgs)
-    finally:
-        fcntl.flock(lock, fcntl.LOCK_SH)
-
-
-def build_image(root, stamp, want, suite, url, pkgs):
-    """ensure_image under its lock: debootstrap when the stamp differs."""
-    for e in os.listdir(BOX):  # what a killed build left
-        if e.startswith("root.tmp-") or e.startswith("root.old-"):
-            remove_tree(os.path.join(BOX, e))
-    try:
-        have = open(stamp).read()
-    except OSError:
-        have = None
-    if have == want and os.path.isdir(root):
-        return root, 0.0
-    say(f"building the login box: debootstrap {suite} from {url} "
-        f"({len(pkgs)} packages and their dependencies)")
-    if not shutil.which("debootstrap") or not shutil.which("systemd-nspawn"):
-        raise AssertionError("debootstrap and systemd-nspawn are needed (scripts/setup "
-                             "installs debootstrap and systemd-container)")
-    t0 = time.monotonic()
-    tmp = tempfile.mkdtemp(prefix="root.tmp-", dir=BOX)
-    os.chmod(tmp, 0o755)
-    log = os.path.join(BOX, "debootstrap.log")
-    with open(log, "w") as f:
-        # in a mount namespace of its own: the target's /proc and /sys
-        # go with it, even when it is killed
-        # (a process group of its own: an interrupted build ends all of it)
-        p = subprocess.Popen(["unshare", "--mount", "--propagation", "private",
-                              "debootstrap", "--variant=minbase",
-                              "--include=" + ",".join(pkgs), suite, tmp, url],
-                             stdin=subprocess.DEVNULL, stdout=f, stderr=subprocess.STDOUT,
-                             start_new_session=True)
-        try:
-            p.wait()
-        except BaseException:
-            os.killpg(p.pid, signal.SIGKILL)
-            p.wait()
-            raise
-    if p.returncode != 0:
-        tail = open(log).read()[-4000:]
-        remove_tree(tmp)
-        raise AssertionError(f"debootstrap exited {p.returncode}:\n{tail}")
-    archives = os.path.join(tmp, "var/cache/apt/archives")
-    for e in os.listdir(archives):
-        if e.endswith(".deb"):
-            os.unlink(os.path.join(archives, e))
-    if os.path.exists(stamp):
-        os.unlink(stamp)
-    if os.path.isdir(root):
-        old = tempfile.mkdtemp(prefix="root.old-", dir=BOX)
-        os.rename(root, os.path.join(old, "root"))
-        remove_tree(old)
-    os.rename(tmp, root)
-    with open(stamp + ".tmp", "w") as f:
-        f.write(want)
-    os.rename(stamp + ".tmp", stamp)
-    took = time.monotonic() - t0
-    say(f"login box built in {took:.0f} s")
-    return root, took
 
 
 # ---------------------------------------------------------------- one boot
@@ -561,6 +454,21 @@ def layer_line(f):
             f"({f.get('test_theme_rows')} rows){' ' + f['error'] if f.get('error') else ''}")
 
 
+def dpkg_step(r, name):
+    """One of the driver's dpkg steps (11-13): (the step, its dpkg run,
+    iconfs-shared.service before it, the service's run after it)."""
+    step = r.get(name) or {}
+    return step, step.get("dpkg") or {}, step.get("before") or {}, step.get("after") or {}
+
+
+def ran_well(st, before=None):
+    """A run of iconfs-shared.service that started and ended with success;
+    with `before` (the service's state earlier), another run than that."""
+    return bool(st.get("started") and st.get("ended") and st.get("result") == "success" and
+                (before is None or
+                 st.get("invocation") not in (None, "", before.get("invocation"))))
+
+
 def judge_package(r, build):
     """9-14: the package, its shared layer, its trigger, an upgrade, its purge."""
     deb, took, rc, verdict = build
@@ -631,10 +539,7 @@ def judge_package(r, build):
           f"10. check-shared.sh passes: exit status {cs.get('rc')}, {passed}/{len(tap)} ok, plan "
           f"{cs.get('plan')} {cs.get('stderr') or ''}")
 
-    th = r.get("theme_package") or {}
-    d = th.get("dpkg") or {}
-    after = th.get("after") or {}
-    before = th.get("before") or {}
+    th, d, before, after = dpkg_step(r, "theme_package")
     lb, la = th.get("layer_before") or {}, th.get("layer_after") or {}
     sb, sa = th.get("status_before") or {}, th.get("status_after") or {}
     say(f"11. dpkg -i {th.get('deb')} ({SHARED_PATH} stopped: {th.get('path_stop')}): exit "
@@ -648,8 +553,7 @@ def judge_package(r, build):
           f"11. dpkg -i of a theme package in the box: exit status {d.get('rc')} "
           f"{(d.get('output') or '')[-1000:]} (stopping {SHARED_PATH}: {th.get('path_stop')}) "
           f"{th.get('error') or ''}")
-    check(after.get("started") and after.get("ended") and after.get("result") == "success"
-          and after.get("invocation") not in (None, "", before.get("invocation")),
+    check(ran_well(after, before),
           f"11. the dpkg trigger ran {SHARED_PATH[:-5]}.service again after the theme package's "
           f"installation (the path unit stopped): {state_line(after)}, invocation "
           f"{before.get('invocation')} -> {after.get('invocation')}")
@@ -663,9 +567,7 @@ def judge_package(r, build):
     check(th.get("path_start", [1])[0] == 0,
           f"11. {SHARED_PATH} starts again: {th.get('path_start')}")
 
-    rm = r.get("theme_removal") or {}
-    d = rm.get("dpkg") or {}
-    after = rm.get("after") or {}
+    rm, d, _, after = dpkg_step(r, "theme_removal")
     la = rm.get("layer_after") or {}
     say(f"12. dpkg --purge {TEST_THEME}: exit status {d.get('rc')} in {fmt(d.get('took_s'))}; "
         f"run started {fmt(rm.get('started_after_dpkg_began_s'), sign='+')} after: "
@@ -674,15 +576,12 @@ def judge_package(r, build):
           f"12. dpkg --purge {TEST_THEME} removes the theme: exit status {d.get('rc')} "
           f"{(d.get('output') or '')[-800:]}; left /usr/share/icons/{TEST_THEME}: "
           f"{rm.get('theme_dir_left')} {rm.get('error') or ''}")
-    check(after.get("started") and after.get("ended") and after.get("result") == "success"
-          and la.get("exists") and la.get("test_theme_rows") == 0 and (la.get("renders") or 0) > 0,
+    check(ran_well(after) and la.get("exists") and la.get("test_theme_rows") == 0 and
+          (la.get("renders") or 0) > 0,
           f"12. removing the theme package refreshes the layer without its renders: "
           f"{state_line(after)}; {layer_line(la)}")
 
-    ri = r.get("reinstall") or {}
-    d = ri.get("dpkg") or {}
-    after = ri.get("after") or {}
-    before = ri.get("before") or {}
+    ri, d, before, after = dpkg_step(r, "reinstall")
     m = ri.get("mount") or {}
     say(f"13. dpkg -i {os.path.basename(deb)} again: exit status {d.get('rc')} in "
         f"{fmt(d.get('took_s'))}; run started {fmt(ri.get('started_after_dpkg_began_s'), sign='+')}"
@@ -692,8 +591,7 @@ def judge_package(r, build):
     check(d.get("rc") == 0,
           f"13. dpkg -i of the installed package again: exit status {d.get('rc')} "
           f"{(d.get('output') or '')[-1000:]} {ri.get('error') or ''}")
-    check(after.get("started") and after.get("ended") and after.get("result") == "success"
-          and after.get("invocation") not in (None, "", before.get("invocation")),
+    check(ran_well(after, before),
           f"13. configuring the package again (an upgrade) starts {SHARED_PATH[:-5]}.service: "
           f"{state_line(after)}, invocation {before.get('invocation')} -> "
           f"{after.get('invocation')}")

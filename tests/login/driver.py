@@ -316,6 +316,25 @@ def wait_shared(started_after=None, start_timeout=20, timeout=240):
     return st
 
 
+def dpkg_refresh(res, *args, timeout=120):
+    """`dpkg ARGS` as the administrator, into res: "dpkg" (exit status,
+    output, seconds), "at_dpkg_end" (iconfs-shared.service when dpkg
+    returned) and "after", the run of the service that started after dpkg
+    began (wait_shared), with when it started after dpkg began and ended
+    after dpkg returned."""
+    t0 = time.monotonic()
+    rc, out, err = admin("dpkg", *args, timeout=timeout)
+    t1 = time.monotonic()
+    res["dpkg"] = {"rc": rc, "output": (out + err)[-2000:], "took_s": t1 - t0}
+    res["at_dpkg_end"] = shared_state()
+    after = res["after"] = wait_shared(started_after=t0, timeout=240)
+    if after.get("start"):
+        res["started_after_dpkg_began_s"] = after["start"] - t0
+    if after.get("exit"):
+        res["ended_after_dpkg_returned_s"] = after["exit"] - t1
+    return after
+
+
 def layer_facts():
     """The shared layer's file and what it holds, opened immutable as mounts
     open it."""
@@ -641,16 +660,7 @@ class Driver:
         res["before"] = shared_state()
         res["layer_before"] = layer_facts()
         res["status_before"] = user_status()
-        t0 = time.monotonic()
-        rc, out, err = admin("dpkg", "-i", deb)
-        t1 = time.monotonic()
-        res["dpkg"] = {"rc": rc, "output": (out + err)[-2000:], "took_s": t1 - t0}
-        res["at_dpkg_end"] = shared_state()
-        after = res["after"] = wait_shared(started_after=t0, timeout=240)
-        if after.get("start"):
-            res["started_after_dpkg_began_s"] = after["start"] - t0
-        if after.get("exit"):
-            res["ended_after_dpkg_returned_s"] = after["exit"] - t1
+        dpkg_refresh(res, "-i", deb)
         res["layer_after"] = layer_facts()
         res["status_after"] = user_status()
         rc, out, err = run(["systemctl", "start", SHARED_PATH])
@@ -662,13 +672,7 @@ class Driver:
         holds none of its renders (the path unit is active again, as on
         any machine; the trigger and it may both start the service)."""
         res = {"idle_before": wait_shared(timeout=240), "before": shared_state()}
-        t0 = time.monotonic()
-        rc, out, err = admin("dpkg", "--purge", TEST_THEME)
-        t1 = time.monotonic()
-        res["dpkg"] = {"rc": rc, "output": (out + err)[-2000:], "took_s": t1 - t0}
-        after = res["after"] = wait_shared(started_after=t0, timeout=240)
-        if after.get("start"):
-            res["started_after_dpkg_began_s"] = after["start"] - t0
+        dpkg_refresh(res, "--purge", TEST_THEME)
         res["layer_after"] = layer_facts()
         res["theme_dir_left"] = os.path.lexists(f"/usr/share/icons/{TEST_THEME}")
         return res
@@ -680,16 +684,7 @@ class Driver:
         deb = the_deb("iconfs_*.deb")
         res = {"idle_before": wait_shared(timeout=240), "before": shared_state(),
                "pid_before": main_pid()}
-        t0 = time.monotonic()
-        rc, out, err = admin("dpkg", "-i", deb, timeout=150)
-        t1 = time.monotonic()
-        res["dpkg"] = {"rc": rc, "output": (out + err)[-2000:], "took_s": t1 - t0}
-        res["at_dpkg_end"] = shared_state()
-        after = res["after"] = wait_shared(started_after=t0, timeout=240)
-        if after.get("start"):
-            res["started_after_dpkg_began_s"] = after["start"] - t0
-        if after.get("exit"):
-            res["ended_after_dpkg_returned_s"] = after["exit"] - t1
+        dpkg_refresh(res, "-i", deb, timeout=150)
         res["mount"] = answer(5)
         res["pid_after"] = main_pid()
         return res
