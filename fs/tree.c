@@ -186,13 +186,26 @@ static char *node_key(uint64_t parent, enum tree_kind kind, const char *theme,
  * each entry the d_ino its lookup will give (FNV-1a; 0 and the root's 1
  * are skipped). A collision, vanishingly rare, moves a node to the next
  * free number: its listed d_ino then differs, nothing else. */
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+
+/* FNV-1a over `s` (`n` bytes, or up to its NUL when n is -1), going on
+ * from `h`: a key's hash can be taken in parts. */
+static uint64_t fnv(uint64_t h, const char *s, ssize_t n)
+{
+	for (const unsigned char *p = (const unsigned char *)s;
+	     n < 0 ? *p != 0 : p < (const unsigned char *)s + n; p++)
+		h = (h ^ *p) * 0x100000001b3ULL;
+	return h;
+}
+
+static uint64_t ino_of_hash(uint64_t h)
+{
+	return h > TREE_ROOT_INO ? h : h + TREE_ROOT_INO + 1;
+}
+
 static uint64_t ino_of_key(const char *key)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	for (const unsigned char *p = (const unsigned char *)key; *p; p++)
-		h = (h ^ *p) * 0x100000001b3ULL;
-	return h > TREE_ROOT_INO ? h : h + TREE_ROOT_INO + 1;
+	return ino_of_hash(fnv(FNV_OFFSET, key, -1));
 }
 
 /* The inode number of the node with `key`, whether or not it exists yet;
@@ -467,10 +480,52 @@ int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
 	return 0;
 }
 
+/* The inode numbers of the icon files `names` ("x.png") of icon view
+ * `dir`: the keys differ in the name alone, so the hash of their common
+ * part is taken once (find and ls walk millions of these). The key is
+ * made whole only where a node already has that number (its number may
+ * have moved at a collision). lock. */
+static void number_icons_locked(struct tree *t, const struct tree_node *dir,
+				GPtrArray *names, GArray *inos)
+{
+	enum tree_kind kind = dir->kind == TREE_SCALABLE ? TREE_SVG : TREE_ICON;
+	g_autofree char *prefix =
+		node_key(dir->ino, kind, dir->theme, dir->size, dir->scale, "");
+	uint64_t h0 = fnv(FNV_OFFSET, prefix, -1);
+
+	for (unsigned i = 2; i < names->len; i++) {
+		const char *entry = names->pdata[i];
+		const char *dot = strrchr(entry, '.');
+		ssize_t len = dot ? dot - entry : (ssize_t)strlen(entry);
+		uint64_t ino = ino_of_hash(fnv(h0, entry, len));
+
+		if (g_hash_table_contains(t->by_ino, &ino)) {
+			g_autofree char *name = g_strndup(entry, (gsize)len);
+			g_autofree char *key =
+				node_key(dir->ino, kind, dir->theme, dir->size,
+					 dir->scale, name);
+
+			ino = ino_for_key_locked(t, key);
+		}
+		g_array_append_val(inos, ino);
+	}
+}
+
 void tree_number(struct tree *t, const struct tree_node *dir, GPtrArray *names,
 		 GArray *inos)
 {
 	pthread_mutex_lock(&t->lock);
+	if (names->len >= 2 &&
+	    (dir->kind == TREE_SIZEDIR || dir->kind == TREE_FLATDIR ||
+	     dir->kind == TREE_SCALABLE)) {
+		uint64_t dot = dir->ino, dotdot = dir->parent;
+
+		g_array_append_val(inos, dot);
+		g_array_append_val(inos, dotdot);
+		number_icons_locked(t, dir, names, inos);
+		pthread_mutex_unlock(&t->lock);
+		return;
+	}
 	for (unsigned i = 0; i < names->len; i++) {
 		g_autofree char *theme = NULL, *name = NULL, *key = NULL;
 		enum tree_kind kind;
