@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fuse_lowlevel.h>
 #include <glib.h>
+#include <limits.h>
 #include <malloc.h>
 #include <pthread.h>
 #include <string.h>
@@ -246,10 +247,12 @@ static void fs_readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size,
 	}
 	ls = d->ls;
 	buf = g_malloc(size);
-	for (off_t i = off; i >= 0 && (guint)i < ls->names->len; i++) {
-		const char *name = ls->names->pdata[i];
-		unsigned char type = g_array_index(ls->types, unsigned char, i);
-		uint64_t child = g_array_index(ls->inos, uint64_t, i);
+	for (off_t i = off; i >= 0 && (guint)i < listing_count(ls); i++) {
+		char nbuf[NAME_MAX + 1];
+		unsigned char type;
+		uint64_t child;
+		const char *name =
+			listing_entry(ls, (unsigned)i, nbuf, &type, &child);
 		size_t n;
 
 		if (plus) {

@@ -1,6 +1,8 @@
 /* Directory listings; see listing.h. */
 #include <dirent.h>
 #include <errno.h>
+#include <limits.h>
+#include <string.h>
 
 #include "listing.h"
 #include "view.h"
@@ -21,8 +23,32 @@ void listing_free(struct listing *ls)
 		return;
 	g_ptr_array_unref(ls->names);
 	g_array_unref(ls->types);
+	if (ls->icons)
+		g_ptr_array_unref(ls->icons);
+	if (ls->icon_src)
+		g_ptr_array_unref(ls->icon_src);
 	g_array_unref(ls->inos);
 	g_free(ls);
+}
+
+unsigned listing_count(const struct listing *ls)
+{
+	return ls->names->len + (ls->icons ? ls->icons->len : 0);
+}
+
+const char *listing_entry(const struct listing *ls, unsigned i, char *buf,
+			  unsigned char *ret_type, uint64_t *ret_ino)
+{
+	*ret_ino = g_array_index(ls->inos, uint64_t, i);
+	if (i < ls->names->len) {
+		*ret_type = g_array_index(ls->types, unsigned char, i);
+		return ls->names->pdata[i];
+	}
+	*ret_type = DT_REG;
+	(void)g_snprintf(buf, NAME_MAX + 1, "%s%s",
+			 (const char *)ls->icons->pdata[i - ls->names->len],
+			 ls->suffix);
+	return buf;
 }
 
 static void list_root(struct listing *ls)
@@ -80,13 +106,17 @@ static int list_icons(struct tree *t, struct tree_ctx *x, struct prefetch *pf,
 	r = synth_names(x->synth, x->l, dir->theme, svg, &names);
 	if (r < 0)
 		return r;
+	ls->icon_src = g_ptr_array_ref(names);
+	ls->icons = g_ptr_array_sized_new(names->len);
+	ls->suffix = svg ? ".svg" : ".png";
 	for (unsigned i = 0; i < names->len; i++) {
 		const char *n = names->pdata[i];
 
-		if (dir->kind == TREE_SIZEDIR && view_is_symbolic(n))
+		/* names too long for an entry are not listed (ENAMETOOLONG) */
+		if ((dir->kind == TREE_SIZEDIR && view_is_symbolic(n)) ||
+		    strlen(n) + 4 > NAME_MAX)
 			continue;
-		listing_add(ls, g_strconcat(n, svg ? ".svg" : ".png", NULL),
-			    DT_REG);
+		g_ptr_array_add(ls->icons, (gpointer)n);
 	}
 	/* rendered ahead once a program stats one of them, not before */
 	if (pf && !svg)
@@ -131,7 +161,7 @@ static int listing_build_once(struct tree *t, struct tree_ctx *x,
 		}
 	}
 	if (r >= 0)
-		tree_number(t, &dir, ls->names, ls->inos);
+		tree_number(t, &dir, ls->names, ls->icons, ls->inos);
 	tree_node_clear(&dir);
 	if (r < 0) {
 		listing_free(ls);

@@ -11,11 +11,23 @@
 #include "prefetch.h"
 #include "tree.h"
 
+/* Entries: `names` ("." and ".." first, then a directory's fixed and
+ * theme entries), then in an icon view its `icons`, each named with
+ * `suffix` (not copied: `find` and `ls` walk millions of them). */
 struct listing {
-	GPtrArray *names; /* "." and ".." first */
+	GPtrArray *names; /* owned strings */
 	GArray *types;	  /* unsigned char DT_* per name */
-	GArray *inos;	  /* uint64_t per name */
+	GPtrArray *icons; /* icon names borrowed from `icon_src`, or NULL */
+	GPtrArray *icon_src; /* the synthesized name list (a reference) */
+	const char *suffix;  /* ".png" or ".svg" */
+	GArray *inos;	     /* uint64_t per entry: names, then icons */
 };
+
+/* How many entries; the name of entry `i` (in `buf`, room for NAME_MAX + 1
+ * bytes, where it must be put together), its d_type and inode number. */
+unsigned listing_count(const struct listing *ls);
+const char *listing_entry(const struct listing *ls, unsigned i, char *buf,
+			  unsigned char *ret_type, uint64_t *ret_ino);
 
 /* A size view's icons are also queued on `pf` (may be NULL) to be rendered
  * ahead of the stats that follow a listing. */

@@ -480,27 +480,24 @@ int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
 	return 0;
 }
 
-/* The inode numbers of the icon files `names` ("x.png") of icon view
- * `dir`: the keys differ in the name alone, so the hash of their common
- * part is taken once (find and ls walk millions of these). The key is
- * made whole only where a node already has that number (its number may
- * have moved at a collision). lock. */
+/* The inode numbers of the icons `icons` (names without extension) of
+ * icon view `dir`: the keys differ in the name alone, so the hash of
+ * their common part is taken once (find and ls walk millions of these).
+ * The key is made whole only where a node already has that number (its
+ * number may have moved at a collision). lock. */
 static void number_icons_locked(struct tree *t, const struct tree_node *dir,
-				GPtrArray *names, GArray *inos)
+				GPtrArray *icons, GArray *inos)
 {
 	enum tree_kind kind = dir->kind == TREE_SCALABLE ? TREE_SVG : TREE_ICON;
 	g_autofree char *prefix =
 		node_key(dir->ino, kind, dir->theme, dir->size, dir->scale, "");
 	uint64_t h0 = fnv(FNV_OFFSET, prefix, -1);
 
-	for (unsigned i = 2; i < names->len; i++) {
-		const char *entry = names->pdata[i];
-		const char *dot = strrchr(entry, '.');
-		ssize_t len = dot ? dot - entry : (ssize_t)strlen(entry);
-		uint64_t ino = ino_of_hash(fnv(h0, entry, len));
+	for (unsigned i = 0; i < icons->len; i++) {
+		const char *name = icons->pdata[i];
+		uint64_t ino = ino_of_hash(fnv(h0, name, -1));
 
 		if (g_hash_table_contains(t->by_ino, &ino)) {
-			g_autofree char *name = g_strndup(entry, (gsize)len);
 			g_autofree char *key =
 				node_key(dir->ino, kind, dir->theme, dir->size,
 					 dir->scale, name);
@@ -512,20 +509,9 @@ static void number_icons_locked(struct tree *t, const struct tree_node *dir,
 }
 
 void tree_number(struct tree *t, const struct tree_node *dir, GPtrArray *names,
-		 GArray *inos)
+		 GPtrArray *icons, GArray *inos)
 {
 	pthread_mutex_lock(&t->lock);
-	if (names->len >= 2 &&
-	    (dir->kind == TREE_SIZEDIR || dir->kind == TREE_FLATDIR ||
-	     dir->kind == TREE_SCALABLE)) {
-		uint64_t dot = dir->ino, dotdot = dir->parent;
-
-		g_array_append_val(inos, dot);
-		g_array_append_val(inos, dotdot);
-		number_icons_locked(t, dir, names, inos);
-		pthread_mutex_unlock(&t->lock);
-		return;
-	}
 	for (unsigned i = 0; i < names->len; i++) {
 		g_autofree char *theme = NULL, *name = NULL, *key = NULL;
 		enum tree_kind kind;
@@ -544,6 +530,8 @@ void tree_number(struct tree *t, const struct tree_node *dir, GPtrArray *names,
 		}
 		g_array_append_val(inos, ino);
 	}
+	if (icons)
+		number_icons_locked(t, dir, icons, inos);
 	pthread_mutex_unlock(&t->lock);
 }
 

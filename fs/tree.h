@@ -91,7 +91,7 @@ void tree_node_clear(struct tree_node *n);
 /* The inode numbers the entries `names` of directory `dir` have or will
  * have ("." and ".." first); appended to `inos` (uint64_t). */
 void tree_number(struct tree *t, const struct tree_node *dir, GPtrArray *names,
-		 GArray *inos);
+		 GPtrArray *icons, GArray *inos);
 
 /* Extended attributes: user.iconfs.source on files, user.iconfs.theme (the
  * theme of MNT/<N>/) and user.iconfs.theme-source on the root. Returns the

@@ -128,8 +128,25 @@ TEST(inos_and_forget)
 	g_ptr_array_add(names, "..");
 	g_ptr_array_add(names, "a.png");
 	g_ptr_array_add(names, "c.png");
-	tree_number(c.tree, &dir, names, inos);
+	tree_number(c.tree, &dir, names, NULL, inos);
 	ASSERT_EQ_INT(g_array_index(inos, uint64_t, 0), dir_ino);
+	/* an icon view's list of names numbers them the same */
+	{
+		g_autoptr(GPtrArray) dots = g_ptr_array_new();
+		g_autoptr(GPtrArray) icons = g_ptr_array_new();
+		g_autoptr(GArray) same = g_array_new(FALSE, FALSE,
+						     sizeof(uint64_t));
+
+		g_ptr_array_add(dots, ".");
+		g_ptr_array_add(dots, "..");
+		g_ptr_array_add(icons, "a");
+		g_ptr_array_add(icons, "c");
+		tree_number(c.tree, &dir, dots, icons, same);
+		ASSERT_EQ_INT(same->len, 4);
+		for (unsigned i = 0; i < 4; i++)
+			ASSERT_EQ_INT(g_array_index(same, uint64_t, i),
+				      g_array_index(inos, uint64_t, i));
+	}
 	/* numbered before it is looked up, the same after */
 	before = nodes_held(c.tree);
 	ASSERT_EQ_INT(tree_lookup(c.tree, &c.x, dir_ino, "a.png", &a_ino, &st,
