@@ -129,16 +129,25 @@ static struct tree_node node_copy(const struct node *n)
 	return c;
 }
 
+/* The node of `ino`, its use noted (the node table's eviction takes the
+ * least recently used); NULL for an unknown ino. lock. */
+static struct node *node_use_locked(struct tree *t, uint64_t ino)
+{
+	struct node *n = g_hash_table_lookup(t->by_ino, &ino);
+
+	if (n)
+		n->used = ++t->clock;
+	return n;
+}
+
 int tree_node_get(struct tree *t, uint64_t ino, struct tree_node *ret)
 {
 	struct node *n;
 
 	pthread_mutex_lock(&t->lock);
-	n = g_hash_table_lookup(t->by_ino, &ino);
-	if (n) {
-		n->used = ++t->clock;
+	n = node_use_locked(t, ino);
+	if (n)
 		*ret = node_copy(n);
-	}
 	pthread_mutex_unlock(&t->lock);
 	return n ? 0 : -ESTALE;
 }
@@ -325,11 +334,9 @@ int tree_getattr(struct tree *t, uint64_t ino, struct stat *ret_st)
 	struct node *n;
 
 	pthread_mutex_lock(&t->lock);
-	n = g_hash_table_lookup(t->by_ino, &ino);
-	if (n) {
-		n->used = ++t->clock;
+	n = node_use_locked(t, ino);
+	if (n)
 		fill_stat(t, n, ret_st);
-	}
 	pthread_mutex_unlock(&t->lock);
 	return n ? 0 : -ESTALE;
 }
