@@ -295,13 +295,15 @@ static int mkdir_parents(const char *path)
 		*s = '/';
 	}
 	/* SQLite says "unable to open" (ENOENT) where the directory is
-	 * read-only: name the real cause */
-	if (access(path, F_OK) < 0 && errno == ENOENT) {
+	 * read-only: name the real cause (not for ":memory:") */
+	if (!streq(path, ":memory:") && access(path, F_OK) < 0 &&
+	    errno == ENOENT) {
 		char *slash = strrchr(p, '/');
+		const char *dir = !slash ? "." : slash == p ? "/" : p;
 
 		if (slash && slash != p)
 			*slash = '\0';
-		if (access(p, W_OK | X_OK) < 0)
+		if (access(dir, W_OK | X_OK) < 0)
 			return -errno;
 	}
 	return 0;
