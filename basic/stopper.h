@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <unistd.h>
 
@@ -53,6 +54,13 @@ static inline void stopper_fire(struct stopper *s)
 {
 	if (s->fd[1] >= 0)
 		(void)!write(s->fd[1], "x", 1);
+}
+
+/* Tell the thread that waits on `s` to stop and wait until it ended. */
+static inline void stopper_join(struct stopper *s, pthread_t thread)
+{
+	stopper_fire(s);
+	(void)pthread_join(thread, NULL);
 }
 
 static inline void stopper_close(struct stopper *s)

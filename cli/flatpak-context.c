@@ -255,9 +255,11 @@ static enum data_dirs_setting layer_data_dirs(GKeyFile *kf, char **ret)
 	return DATA_DIRS_SET;
 }
 
-void flatpak_app_layers(const struct flatpak *f, const struct flatpak_app *a,
-			bool with_user, GKeyFile *owned[FLATPAK_N_LAYERS],
-			GKeyFile *layers[FLATPAK_N_LAYERS])
+#define N_LAYERS 6
+
+static void app_layers(const struct flatpak *f, const struct flatpak_app *a,
+		       bool with_user, GKeyFile *owned[N_LAYERS],
+		       GKeyFile *layers[N_LAYERS])
 {
 	owned[0] = owned[1] = NULL;
 	owned[2] = a->user ? NULL : override_load(f->system_dir, NULL);
@@ -266,20 +268,20 @@ void flatpak_app_layers(const struct flatpak *f, const struct flatpak_app *a,
 	owned[5] = with_user ? override_load(f->user_dir, a->id) : NULL;
 	layers[0] = a->runtime;
 	layers[1] = a->metadata;
-	for (int i = 2; i < FLATPAK_N_LAYERS; i++)
+	for (int i = 2; i < N_LAYERS; i++)
 		layers[i] = owned[i];
 }
 
-void flatpak_layers_free(GKeyFile *owned[FLATPAK_N_LAYERS])
+static void layers_free(GKeyFile *owned[N_LAYERS])
 {
-	for (int i = 0; i < FLATPAK_N_LAYERS; i++)
+	for (int i = 0; i < N_LAYERS; i++)
 		if (owned[i])
 			g_key_file_free(owned[i]);
 }
 
-char *flatpak_layers_data_dirs(GKeyFile *layers[FLATPAK_N_LAYERS])
+static char *layers_data_dirs(GKeyFile *layers[N_LAYERS])
 {
-	for (int i = FLATPAK_N_LAYERS - 1; i >= 0; i--) {
+	for (int i = N_LAYERS - 1; i >= 0; i--) {
 		char *v = NULL;
 
 		switch (layer_data_dirs(layers[i], &v)) {
@@ -323,12 +325,12 @@ bool flatpak_filesystem_is_ours(const char *entry, bool *ret_grants)
 	return streq(p, FLATPAK_GRANT);
 }
 
-bool flatpak_layers_grant(GKeyFile *layers[FLATPAK_N_LAYERS])
+static bool layers_grant(GKeyFile *layers[N_LAYERS])
 {
 	bool granted = false;
 
 	/* the runtime's permissions are not inherited */
-	for (int i = 1; i < FLATPAK_N_LAYERS; i++) {
+	for (int i = 1; i < N_LAYERS; i++) {
 		g_auto(GStrv) fs = NULL;
 		bool grants;
 
@@ -344,4 +346,18 @@ bool flatpak_layers_grant(GKeyFile *layers[FLATPAK_N_LAYERS])
 				granted = grants;
 	}
 	return granted;
+}
+
+char *flatpak_app_context(const struct flatpak *f, const struct flatpak_app *a,
+			  bool with_user, bool *ret_granted)
+{
+	GKeyFile *owned[N_LAYERS], *layers[N_LAYERS];
+	char *dirs;
+
+	app_layers(f, a, with_user, owned, layers);
+	dirs = layers_data_dirs(layers);
+	if (ret_granted)
+		*ret_granted = layers_grant(layers);
+	layers_free(owned);
+	return dirs;
 }

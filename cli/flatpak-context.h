@@ -67,23 +67,15 @@ char *flatpak_override_path(const char *base, const char *id);
 
 bool flatpak_strv_has(char **v, const char *s);
 
-/* The layers of an app's context, lowest first: runtime (only its
- * environment counts), app, system global and app overrides (system
- * installations only), the user's global override, and, with `with_user`,
- * the user's override of the app. Each may be NULL; `owned` are to be
- * freed with flatpak_layers_free. */
-#define FLATPAK_N_LAYERS 6
-void flatpak_app_layers(const struct flatpak *f, const struct flatpak_app *a,
-			bool with_user, GKeyFile *owned[FLATPAK_N_LAYERS],
-			GKeyFile *layers[FLATPAK_N_LAYERS]);
-void flatpak_layers_free(GKeyFile *owned[FLATPAK_N_LAYERS]);
-
-/* The XDG_DATA_DIRS the app's programs get from these layers. */
-char *flatpak_layers_data_dirs(GKeyFile *layers[FLATPAK_N_LAYERS]);
-
-/* Whether these layers give the sandbox xdg-run/iconfs (flatpak merges
- * them in order; "!host:reset" drops what lower layers granted). */
-bool flatpak_layers_grant(GKeyFile *layers[FLATPAK_N_LAYERS]);
+/* What an app's context comes to, merged from its layers as flatpak
+ * does (lowest first: the runtime, of which only the environment counts;
+ * the app; the system's global and app overrides, for system
+ * installations; the user's global override; with `with_user`, the user's
+ * override of the app): the XDG_DATA_DIRS its programs get (g_free) and,
+ * where ret_granted, whether the sandbox is given xdg-run/iconfs
+ * ("!host:reset" drops what lower layers granted). */
+char *flatpak_app_context(const struct flatpak *f, const struct flatpak_app *a,
+			  bool with_user, bool *ret_granted);
 
 /* Whether a [Context] filesystems entry is about xdg-run/iconfs, whatever
  * its mode; *ret_grants: it grants it rather than denies it. */

@@ -153,16 +153,13 @@ static int app_enable(const struct flatpak *f, const char *id)
 	_cleanup_(app_state_clear) struct app_state s = { 0 };
 	g_autofree char *path = flatpak_override_path(f->user_dir, id);
 	g_autofree char *current = NULL, *inherited = NULL, *data = NULL;
-	GKeyFile *owned[FLATPAK_N_LAYERS], *layers[FLATPAK_N_LAYERS];
 	const char *from;
 	int r;
 
 	r = flatpak_app_load(f, id, &a);
 	if (r < 0)
 		return r;
-	flatpak_app_layers(f, &a, false, owned, layers);
-	inherited = flatpak_layers_data_dirs(layers);
-	flatpak_layers_free(owned);
+	inherited = flatpak_app_context(f, &a, false, NULL);
 
 	r = app_state_load(f, id, &s);
 	if (r < 0)
@@ -237,14 +234,8 @@ static int app_disable(const struct flatpak *f, const char *id)
 			    "flatpak enable'; nothing to restore",
 			    id, path);
 	} else {
-		if (flatpak_app_load(f, id, &a) >= 0) {
-			GKeyFile *owned[FLATPAK_N_LAYERS],
-				*layers[FLATPAK_N_LAYERS];
-
-			flatpak_app_layers(f, &a, false, owned, layers);
-			inherited = flatpak_layers_data_dirs(layers);
-			flatpak_layers_free(owned);
-		}
+		if (flatpak_app_load(f, id, &a) >= 0)
+			inherited = flatpak_app_context(f, &a, false, NULL);
 		r = flatpak_override_strip(f, current, s.before, inherited,
 					   &data, &empty);
 		if (r < 0) {
@@ -272,7 +263,6 @@ static int app_status(const struct flatpak *f, const char *id)
 {
 	_cleanup_(flatpak_app_clear) struct flatpak_app a = { 0 };
 	_cleanup_(app_state_clear) struct app_state s = { 0 };
-	GKeyFile *owned[FLATPAK_N_LAYERS], *layers[FLATPAK_N_LAYERS];
 	g_autofree char *dirs = NULL;
 	bool granted, holds;
 	int r;
@@ -280,10 +270,7 @@ static int app_status(const struct flatpak *f, const char *id)
 	r = flatpak_app_load(f, id, &a);
 	if (r < 0)
 		return r;
-	flatpak_app_layers(f, &a, true, owned, layers);
-	granted = flatpak_layers_grant(layers);
-	dirs = flatpak_layers_data_dirs(layers);
-	flatpak_layers_free(owned);
+	dirs = flatpak_app_context(f, &a, true, &granted);
 	holds = flatpak_data_dirs_has(dirs, f->mnt);
 	(void)app_state_load(f, id, &s);
 	if (granted && holds)

@@ -15,7 +15,7 @@ int file_open(struct tree *t, struct tree_ctx *x, uint64_t ino,
 	int r;
 
 	f->fd = -1;
-	r = tree_node_get(t, ino, &n);
+	r = tree_node_get(t, ino, &n, NULL);
 	if (r < 0) {
 		g_free(f);
 		return r;

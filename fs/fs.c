@@ -165,7 +165,7 @@ static void fs_getattr(fuse_req_t req, fuse_ino_t ino,
 
 	(void)fi;
 	atomic_fetch_add(&fs_of(req)->counters.getattrs, 1);
-	r = tree_getattr(fs_of(req)->tree, ino, &st);
+	r = tree_node_get(fs_of(req)->tree, ino, NULL, &st);
 	if (r < 0)
 		fuse_reply_err(req, -r);
 	else

@@ -137,7 +137,7 @@ static int listing_build_once(struct tree *t, struct tree_ctx *x,
 	ls->names = g_ptr_array_new_with_free_func(g_free);
 	ls->types = g_array_new(FALSE, FALSE, 1);
 	ls->inos = g_array_new(FALSE, FALSE, sizeof(uint64_t));
-	r = tree_node_get(t, ino, &dir);
+	r = tree_node_get(t, ino, &dir, NULL);
 	if (r >= 0) {
 		listing_add(ls, g_strdup("."), DT_DIR);
 		listing_add(ls, g_strdup(".."), DT_DIR);

@@ -140,17 +140,6 @@ static struct node *node_use_locked(struct tree *t, uint64_t ino)
 	return n;
 }
 
-int tree_node_get(struct tree *t, uint64_t ino, struct tree_node *ret)
-{
-	struct node *n;
-
-	pthread_mutex_lock(&t->lock);
-	n = node_use_locked(t, ino);
-	if (n)
-		*ret = node_copy(n);
-	pthread_mutex_unlock(&t->lock);
-	return n ? 0 : -ESTALE;
-}
 
 void tree_node_clear(struct tree_node *n)
 {
@@ -329,13 +318,16 @@ char *tree_path(struct tree *t, uint64_t ino)
 	return path;
 }
 
-int tree_getattr(struct tree *t, uint64_t ino, struct stat *ret_st)
+int tree_node_get(struct tree *t, uint64_t ino, struct tree_node *ret,
+		  struct stat *ret_st)
 {
 	struct node *n;
 
 	pthread_mutex_lock(&t->lock);
 	n = node_use_locked(t, ino);
-	if (n)
+	if (n && ret)
+		*ret = node_copy(n);
+	if (n && ret_st)
 		fill_stat(t, n, ret_st);
 	pthread_mutex_unlock(&t->lock);
 	return n ? 0 : -ESTALE;
@@ -453,7 +445,7 @@ int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
 	enum tree_kind kind;
 	int size, scale, r;
 
-	r = tree_node_get(t, parent, &p);
+	r = tree_node_get(t, parent, &p, NULL);
 	if (r < 0)
 		return r;
 	r = child_parse(t, &p, name, &kind, &theme, &size, &scale, &icon);

@@ -73,10 +73,10 @@ int tree_resolve_ahead(struct tree *t, struct tree_ctx *x, const char *path);
 /* The node's path relative to the mount ("icons/Papirus/48x48/x.png"),
  * g_free; NULL for the root or an unknown ino. */
 char *tree_path(struct tree *t, uint64_t ino);
-int tree_getattr(struct tree *t, uint64_t ino, struct stat *ret_st);
 
-/* A copy of a node, taken under the lock (the node may be forgotten
- * meanwhile); counts as a use. -ESTALE for an unknown ino. */
+/* A copy of a node (ret) and its attributes (ret_st), either may be NULL,
+ * taken under the lock (the node may be forgotten meanwhile); counts as a
+ * use. -ESTALE for an unknown ino. */
 struct tree_node {
 	enum tree_kind kind;
 	char *theme;
@@ -85,7 +85,8 @@ struct tree_node {
 	uint64_t ino, parent;
 	struct icon_content content; /* files: what the lookup resolved */
 };
-int tree_node_get(struct tree *t, uint64_t ino, struct tree_node *ret);
+int tree_node_get(struct tree *t, uint64_t ino, struct tree_node *ret,
+		  struct stat *ret_st);
 void tree_node_clear(struct tree_node *n);
 
 /* The inode numbers the entries `names` of directory `dir` have or will

@@ -328,8 +328,7 @@ void warm_stop(struct warm *w)
 {
 	if (!w)
 		return;
-	stopper_fire(&w->stop);
-	(void)pthread_join(w->thread, NULL);
+	stopper_join(&w->stop, w->thread);
 	if (w->ahead_started)
 		(void)pthread_join(w->ahead_thread, NULL);
 	warm_free(w);

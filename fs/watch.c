@@ -419,10 +419,8 @@ void watch_stop(struct watch *w)
 {
 	if (!w)
 		return;
-	if (w->thread) {
-		stopper_fire(&w->stop);
-		(void)pthread_join(w->thread, NULL);
-	}
+	if (w->thread)
+		stopper_join(&w->stop, w->thread);
 	if (w->ifd >= 0)
 		(void)close(w->ifd);
 	stopper_close(&w->stop);

@@ -114,6 +114,13 @@ static int pinger_start(struct watchdog *w)
 	return spawn_self_piped(argv, false, &w->pinger, &w->ping, &w->answer);
 }
 
+static void watchdog_free(struct watchdog *w)
+{
+	stopper_close(&w->stop);
+	g_free(w->mountpoint);
+	g_free(w);
+}
+
 int watchdog_start(const char *mountpoint, struct watchdog **ret)
 {
 	const char *usec = getenv("WATCHDOG_USEC");
@@ -141,9 +148,7 @@ int watchdog_start(const char *mountpoint, struct watchdog **ret)
 			pinger_stop(w);
 	}
 	if (r < 0) {
-		stopper_close(&w->stop);
-		g_free(w->mountpoint);
-		g_free(w);
+		watchdog_free(w);
 		return log_error_errno(r, "cannot start the watchdog: %m");
 	}
 	*ret = w;
@@ -154,10 +159,7 @@ void watchdog_stop(struct watchdog *w)
 {
 	if (!w)
 		return;
-	stopper_fire(&w->stop);
-	(void)pthread_join(w->thread, NULL);
+	stopper_join(&w->stop, w->thread);
 	pinger_stop(w);
-	stopper_close(&w->stop);
-	g_free(w->mountpoint);
-	g_free(w);
+	watchdog_free(w);
 }

@@ -119,6 +119,16 @@ def write_atomic(path, data):
     os.rename(tmp, path)
 
 
+def read_or_none(path):
+    """The bytes of `path`, or None where it cannot be read (gone, or a
+    moment between a rename and its new name)."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except OSError:
+        return None
+
+
 def svg_square(color="red", height=16):
     """A 16-px-wide SVG: a rectangle of `color` and `height`."""
     return (f'<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16">'

@@ -123,7 +123,7 @@ TEST(inos_and_forget)
 
 	ASSERT_EQ_INT(setup(&c), 0);
 	ASSERT_EQ_INT(walk(&c, "icons/t/16x16", &dir_ino, &st, &timeout), 0);
-	ASSERT_EQ_INT(tree_node_get(c.tree, dir_ino, &dir), 0);
+	ASSERT_EQ_INT(tree_node_get(c.tree, dir_ino, &dir, NULL), 0);
 	g_ptr_array_add(names, ".");
 	g_ptr_array_add(names, "..");
 	g_ptr_array_add(names, "a.png");
@@ -154,10 +154,10 @@ TEST(inos_and_forget)
 		      0);
 	ASSERT_EQ_INT(g_array_index(inos, uint64_t, 2), a_ino);
 	ASSERT_EQ_INT(nodes_held(c.tree), before + 1);
-	ASSERT_EQ_INT(tree_getattr(c.tree, a_ino, &st), 0);
+	ASSERT_EQ_INT(tree_node_get(c.tree, a_ino, NULL, &st), 0);
 	tree_forget(c.tree, a_ino, 1);
 	ASSERT_EQ_INT(nodes_held(c.tree), before);
-	ASSERT_EQ_INT(tree_getattr(c.tree, a_ino, &st), -ESTALE);
+	ASSERT_EQ_INT(tree_node_get(c.tree, a_ino, NULL, &st), -ESTALE);
 	tree_node_clear(&dir);
 	teardown(&c);
 }

@@ -133,7 +133,7 @@ if __name__ == "__main__" and sys.argv[1:2] == ["--build-tree"]:
 
 import asuser  # noqa: E402
 import common  # noqa: E402  (goes on as the test user)
-from common import REAL_BASES, check, check_eq, finish, mounted, need_fuse, need_theme  # noqa: E402
+from common import REAL_BASES, check, check_eq, finish, mounted, need_fuse, need_theme, read_or_none  # noqa: E402
 
 
 def fail(why):
@@ -290,14 +290,6 @@ def iconfs(env, *args):
     return p
 
 
-def read(path):
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except FileNotFoundError:
-        return None
-
-
 def status_lines(env):
     p = iconfs(env, "status")
     check_eq(p.returncode, 0, "status exits 0")
@@ -318,16 +310,16 @@ def scenarios(env, mnt, state):
                           f"XDG_DATA_DIRS lacks {mnt}", "1. status before")
 
     # 2. no override before
-    check_eq(read(path), None, "2. no override of the app to start with")
+    check_eq(read_or_none(path), None, "2. no override of the app to start with")
     p = iconfs(env, "enable", APP)
     check_eq(p.returncode, 0, f"2. enable exits 0 ({p.stderr.strip()})")
     want = (f"[Context]\nfilesystems=xdg-run/iconfs:ro;\n\n"
             f"[Environment]\nXDG_DATA_DIRS={dirs}\n").encode()
-    check_eq(read(path), want, "2. the override enable writes")
+    check_eq(read_or_none(path), want, "2. the override enable writes")
     p = iconfs(env, "enable", APP)
     check_eq((p.returncode, p.stdout.strip()), (0, f"{APP}: already enabled"),
              "2. enable again")
-    check_eq(read(path), want, "2. a second enable changes nothing")
+    check_eq(read_or_none(path), want, "2. a second enable changes nothing")
     shown = sh("flatpak", "override", "--user", "--show", APP, env=env)
     check(f"XDG_DATA_DIRS={dirs}" in shown, f"2. flatpak reads the override: {shown!r}")
     check_eq(status_lines(env).get(APP), "sees the mount (enabled by iconfs)", "2. status")
@@ -336,7 +328,7 @@ def scenarios(env, mnt, state):
     check_sees(r, mnt, "2. enabled")
     p = iconfs(env, "disable", APP)
     check_eq((p.returncode, p.stdout.strip()), (0, f"{APP}: disabled"), "2. disable")
-    check_eq(read(path), None, "2. disable leaves no override, as before")
+    check_eq(read_or_none(path), None, "2. disable leaves no override, as before")
     check_eq(sorted(os.listdir(state)) if os.path.isdir(state) else [], [],
              "2. disable leaves no state")
     check_blind(run_app(APP, mnt, env, "2. disabled"), mnt, "2. after disable")
@@ -347,14 +339,14 @@ def scenarios(env, mnt, state):
     # 3. a user override with other keys and its own XDG_DATA_DIRS
     sh("flatpak", "override", "--user", "--share=network", "--filesystem=xdg-download",
        "--env=FOO=bar", f"--env=XDG_DATA_DIRS={OTHER_DIRS}", APP, env=env)
-    before = b"# the user's own\n" + read(path).replace(b"FOO=bar", b"FOO = bar")
+    before = b"# the user's own\n" + read_or_none(path).replace(b"FOO=bar", b"FOO = bar")
     with open(path, "wb") as f:
         f.write(before)
     say("3. the user's override:\n" + before.decode())
     p = iconfs(env, "enable", APP)
     check_eq(p.returncode, 0, f"3. enable exits 0 ({p.stderr.strip()})")
     mine = OTHER_DIRS.replace(":/run/host/share", f":{mnt}:/run/host/share")
-    text = (read(path) or b"").decode()
+    text = (read_or_none(path) or b"").decode()
     say("3. after enable:\n" + text)
     check("# the user's own" in text and "shared=network;" in text and "FOO=bar" in text,
           "3. enable keeps the user's comment and keys")
@@ -368,7 +360,7 @@ def scenarios(env, mnt, state):
     check_sees(r, mnt, "3. enabled")
     p = iconfs(env, "disable", APP)
     check_eq(p.returncode, 0, "3. disable exits 0")
-    check_eq(read(path), before, "3. disable restores the user's override byte for byte")
+    check_eq(read_or_none(path), before, "3. disable restores the user's override byte for byte")
     r = run_app(APP, mnt, env, "3. disabled")
     check_eq(r.get("XDG_DATA_DIRS"), OTHER_DIRS, "3. the user's XDG_DATA_DIRS again")
     check_blind(r, mnt, "3. after disable")
@@ -380,15 +372,15 @@ def scenarios(env, mnt, state):
     p = iconfs(env, "disable", APP)
     check_eq(p.returncode, 0, "4. disable exits 0")
     check("changed since 'iconfs flatpak enable'" in p.stderr, "4. disable says the file changed")
-    check_eq(read(path), b"[Environment]\nBAR=1\n", "4. only the user's key is left")
+    check_eq(read_or_none(path), b"[Environment]\nBAR=1\n", "4. only the user's key is left")
     os.unlink(path)
 
     # 5. --all
     p = iconfs(env, "enable", "--all")
     check_eq(p.returncode, 0, "5. enable --all exits 0")
-    check_eq(read(path), want, "5. enable --all: the app's override")
+    check_eq(read_or_none(path), want, "5. enable --all: the app's override")
     other_dirs = OTHER_DIRS.replace(":/run/host/share", f":{mnt}:/run/host/share")
-    check_eq(read(other_path), (f"[Context]\nfilesystems=xdg-run/iconfs:ro;\n\n"
+    check_eq(read_or_none(other_path), (f"[Context]\nfilesystems=xdg-run/iconfs:ro;\n\n"
                                 f"[Environment]\nXDG_DATA_DIRS={other_dirs}\n").encode(),
              "5. enable --all: the other app's, from its metadata's XDG_DATA_DIRS")
     st = {k: v for k, v in status_lines(env).items() if k in (APP, OTHER)}
@@ -399,7 +391,7 @@ def scenarios(env, mnt, state):
     check_sees(r, mnt, "5. other app enabled")
     p = iconfs(env, "disable", "--all")
     check_eq(p.returncode, 0, "5. disable --all exits 0")
-    check_eq((read(path), read(other_path)), (None, None), "5. disable --all leaves no override")
+    check_eq((read_or_none(path), read_or_none(other_path)), (None, None), "5. disable --all leaves no override")
     st = {k: v for k, v in status_lines(env).items() if k in (APP, OTHER)}
     check(all(v.startswith("does not see the mount") for v in st.values()) and len(st) == 2,
           f"5. status after disable --all: {st}")
@@ -409,7 +401,7 @@ def scenarios(env, mnt, state):
     check_eq((p.returncode, p.stderr),
              (1, "iconfs: unknown Flatpak app 'org.iconfs.Test.Nope': not installed\n"),
              "6. an unknown app")
-    check_eq(read(os.path.join(over, "org.iconfs.Test.Nope")), None, "6. no override for it")
+    check_eq(read_or_none(os.path.join(over, "org.iconfs.Test.Nope")), None, "6. no override for it")
     p = iconfs(dict(env, PATH="/nonexistent"), "status")
     check_eq((p.returncode, p.stderr), (1, "iconfs: flatpak is not installed: cannot run "
                                            "'flatpak'\n"), "6. flatpak missing")

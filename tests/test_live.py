@@ -14,7 +14,7 @@ import tempfile
 import threading
 import time
 
-from common import ICONFS, check, check_eq, finish, mounted, png_size, write_atomic
+from common import ICONFS, check, check_eq, finish, mounted, png_size, read_or_none, write_atomic
 
 LIMIT = 10.0  # generous wait before a check fails; latencies are reported
 latencies = []
@@ -27,14 +27,6 @@ def svg(color):
 
 def write(path, data):
     write_atomic(path, data)
-
-
-def read(path):
-    try:
-        with open(path, "rb") as f:
-            return f.read()
-    except OSError:
-        return None
 
 
 def wait(what, cond):
@@ -84,11 +76,11 @@ try:
              lambda: "new.png" in os.listdir(os.path.join(mnt, "icons/live/16x16")))
 
         # an icon changed in place: new bytes (page cache and attributes)
-        before = read(f16("change"))
+        before = read_or_none(f16("change"))
         check_eq(png_size(before), (16, 16), "change.png before")
         with open(os.path.join(live, "scalable", "change.svg"), "wb") as f:
             f.write(svg("lime"))
-        wait("changed icon", lambda: read(f16("change")) not in (None, before))
+        wait("changed icon", lambda: read_or_none(f16("change")) not in (None, before))
 
         # an icon removed, known to the kernel under both of its paths (the
         # flat view and the theme's own): each entry goes
@@ -100,11 +92,11 @@ try:
              lambda: "gone.png" not in os.listdir(os.path.join(mnt, "icons/live/16x16")))
 
         # replaced by a symlink to another icon: the bytes follow the target
-        red = read(f16("link"))
-        blue = read(f16("other"))
+        red = read_or_none(f16("link"))
+        blue = read_or_none(f16("other"))
         os.unlink(os.path.join(live, "scalable", "link.svg"))
         os.symlink("other.svg", os.path.join(live, "scalable", "link.svg"))
-        wait("icon replaced by a symlink", lambda: read(f16("link")) == blue and red != blue)
+        wait("icon replaced by a symlink", lambda: read_or_none(f16("link")) == blue and red != blue)
         check_eq(os.getxattr(f16("link"), "user.iconfs.source").decode(),
                  os.path.join(live, "scalable", "link.svg"), "symlink source is the listed path")
 
@@ -173,7 +165,7 @@ try:
             while not stop.is_set():
                 t0 = time.monotonic()
                 os.stat(p)
-                read(p)
+                read_or_none(p)
                 stalls.append(time.monotonic() - t0)
                 time.sleep(0.005)
         th = threading.Thread(target=reader)
