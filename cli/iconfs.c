@@ -267,12 +267,6 @@ static int cmd_mount_guard(struct cli_options *o)
 	return mountpoint_guard_main(o->mountpoint);
 }
 
-static int cmd_render_worker(struct cli_options *o)
-{
-	(void)o;
-	return render_worker_main();
-}
-
 /* Options: each command accepts those of its mask (and -d, -h). */
 enum {
 	OPT_DB = 1 << 0,
@@ -371,7 +365,6 @@ static const struct command commands[] = {
 	  "let Flatpak apps see the mount", cmd_flatpak, 1, 64, OPT_ALL_APPS },
 	{ "help", "[COMMAND]", "this help, or a command's", cmd_help, 0, 1,
 	  0 },
-	{ "render-worker", "", NULL, cmd_render_worker, 0, 0, 0 },
 	{ "read-ahead", "MOUNTPOINT", NULL, cmd_read_ahead, 1, 1, 0 },
 	{ "watchdog-ping", "MOUNTPOINT", NULL, cmd_watchdog_ping, 1, 1, 0 },
 	{ "mount-guard", "MOUNTPOINT", NULL, cmd_mount_guard, 1, 1, 0 },

@@ -84,20 +84,6 @@ int raster_encode_png(const uint8_t *rgba, unsigned width, unsigned height,
 	return 0;
 }
 
-int raster_png_size(const void *data, size_t len, unsigned *ret_w,
-		    unsigned *ret_h)
-{
-	static const uint8_t sig[8] = { 0x89, 'P',  'N',  'G',
-					'\r', '\n', 0x1a, '\n' };
-	const uint8_t *p = data;
-
-	if (len < 24 || memcmp(p, sig, 8) != 0 || memcmp(p + 12, "IHDR", 4))
-		return -EINVAL;
-	*ret_w = (uint32_t)p[16] << 24 | p[17] << 16 | p[18] << 8 | p[19];
-	*ret_h = (uint32_t)p[20] << 24 | p[21] << 16 | p[22] << 8 | p[23];
-	return 0;
-}
-
 /* Fit w×h into px×px keeping the aspect ratio. */
 static void fit(double w, double h, unsigned px, double *ret_x, double *ret_y,
 		double *ret_w, double *ret_h)

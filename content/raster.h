@@ -3,12 +3,15 @@
  * SVG goes through librsvg with no base file (so it cannot pull in other
  * files); PNG and XPM through gdk-pixbuf with a high-quality filter. The
  * picture keeps its aspect ratio, is centered, and the rest is transparent.
- * This runs inside render worker processes (see render.h), never in the
- * daemon: librsvg can abort or exhaust memory on hostile input. */
+ * This runs inside render worker processes (see worker.h), never in the
+ * daemon: librsvg can abort or exhaust memory on hostile input. The limits
+ * below are shared with the render pool. */
 #pragma once
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "index.h"
 
@@ -35,7 +38,19 @@ int raster_render(const void *data, size_t len, enum icon_ext format,
 int raster_encode_png(const uint8_t *rgba, unsigned width, unsigned height,
 		      void **ret_png, size_t *ret_len);
 
-/* Width and height from a PNG's IHDR, without decoding. -EINVAL when `data`
- * is not a PNG. */
-int raster_png_size(const void *data, size_t len, unsigned *ret_w,
-		    unsigned *ret_h);
+/* Width and height from a PNG's IHDR, without decoding (the daemon's
+ * look at a native PNG: inline, so that it links no decoder). -EINVAL when
+ * `data` is not a PNG. */
+static inline int raster_png_size(const void *data, size_t len, unsigned *ret_w,
+				  unsigned *ret_h)
+{
+	static const uint8_t sig[8] = { 0x89, 'P',  'N',  'G',
+					'\r', '\n', 0x1a, '\n' };
+	const uint8_t *p = data;
+
+	if (len < 24 || memcmp(p, sig, 8) != 0 || memcmp(p + 12, "IHDR", 4))
+		return -EINVAL;
+	*ret_w = (uint32_t)p[16] << 24 | p[17] << 16 | p[18] << 8 | p[19];
+	*ret_h = (uint32_t)p[20] << 24 | p[21] << 16 | p[22] << 8 | p[23];
+	return 0;
+}

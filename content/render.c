@@ -1,29 +1,24 @@
-/* The render worker pool and the worker's side of the protocol.
- *
- * Protocol on a socketpair, host byte order (both ends are this binary):
- *   request:  u32 px, u32 format, u32 len, len bytes of source
- *   reply:    i32 status (0 or -errno), u32 len, len bytes of PNG */
+/* The render worker pool; see render.h. */
 #include <errno.h>
-#include <poll.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <limits.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "log.h"
 #include "time-util.h"
 #include "render.h"
-#include "sandbox.h"
 #include "subprocess.h"
-
-/* Limits of one worker process. */
-#define WORKER_AS_LIMIT	 (768ULL * 1024 * 1024)
-#define WORKER_CPU_LIMIT 600 /* seconds over its life; then it is replaced */
-#define WORKER_FD	 3
+#include "wire.h"
 
 struct worker {
 	pid_t pid;
@@ -37,143 +32,24 @@ struct render_pool {
 	struct worker *workers; /* guarded by lock */
 	unsigned n_workers;
 	unsigned deadline_ms;
-	char exe[4096];
+	int program_fd; /* the worker program, held open */
 	unsigned long long renders, restarts; /* guarded by lock */
 };
 
-/* ---- both sides: exact reads and writes, with a deadline ---- */
-
-#define NO_DEADLINE (-1LL)
-
-/* Wait until `fd` is ready for `events` or the deadline (now_ms(); or
- * NO_DEADLINE: the worker waiting for its next request) passes. */
-static int poll_deadline(int fd, short events, long long deadline)
-{
-	for (;;) {
-		struct pollfd pfd = { .fd = fd, .events = events };
-		long long left = deadline - now_ms();
-		int r;
-
-		if (deadline == NO_DEADLINE)
-			left = -1;
-		else if (left <= 0)
-			return -ETIMEDOUT;
-		r = poll(&pfd, 1, (int)left);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			return -errno;
-		if (r == 0)
-			return -ETIMEDOUT;
-		return 0;
-	}
-}
-
-/* Send exactly len bytes before the deadline: a stopped worker fills the
- * socket buffer, and the sender must not block on it. */
-static int write_deadline(int fd, const void *buf, size_t len,
-			  long long deadline)
-{
-	const uint8_t *b = buf;
-
-	while (len > 0) {
-		ssize_t n;
-		int r = poll_deadline(fd, POLLOUT, deadline);
-
-		if (r < 0)
-			return r;
-		n = send(fd, b, len, MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n < 0)
-			return -errno;
-		b += n;
-		len -= n;
-	}
-	return 0;
-}
-
-/* Read exactly len bytes before the deadline. */
-static int read_deadline(int fd, void *buf, size_t len, long long deadline)
-{
-	uint8_t *b = buf;
-
-	while (len > 0) {
-		ssize_t n;
-		int r = poll_deadline(fd, POLLIN, deadline);
-
-		if (r < 0)
-			return r;
-		n = recv(fd, b, len, MSG_DONTWAIT);
-		if (n < 0 && (errno == EINTR || errno == EAGAIN))
-			continue;
-		if (n <= 0)
-			return n < 0 ? -errno : -EPIPE;
-		b += n;
-		len -= n;
-	}
-	return 0;
-}
-
-/* ---- worker side ---- */
-
-int render_worker_main(void)
-{
-	struct rlimit as = { WORKER_AS_LIMIT, WORKER_AS_LIMIT };
-	struct rlimit cpu = { WORKER_CPU_LIMIT, WORKER_CPU_LIMIT };
-
-#ifndef __SANITIZE_ADDRESS__
-	/* AddressSanitizer reserves terabytes of address space up front; its
-	 * builds rely on the deadline alone. */
-	(void)setrlimit(RLIMIT_AS, &as);
-#else
-	(void)as;
-#endif
-	(void)setrlimit(RLIMIT_CPU, &cpu);
-	(void)setpriority(PRIO_PROCESS, 0, 5);
-	/* load what decoding needs (loader modules) before the filter */
-	raster_prepare();
-	if (sandbox_enter() < 0)
-		return 1;
-
-	for (;;) {
-		uint32_t hdr[3];
-		_cleanup_free_ void *src = NULL;
-		_cleanup_free_ void *png = NULL;
-		size_t png_len = 0;
-		int32_t status;
-		uint32_t out_len;
-
-		if (read_deadline(WORKER_FD, hdr, sizeof(hdr), NO_DEADLINE) < 0)
-			return 0;
-		if (hdr[2] > RASTER_SOURCE_MAX)
-			return 1;
-		src = malloc(hdr[2] ? hdr[2] : 1);
-		if (!src ||
-		    read_deadline(WORKER_FD, src, hdr[2], NO_DEADLINE) < 0)
-			return 1;
-		status = raster_render(src, hdr[2], hdr[1], hdr[0], &png,
-				       &png_len);
-		out_len = status < 0 ? 0 : (uint32_t)png_len;
-		if (write_deadline(WORKER_FD, &status, sizeof(status),
-				   NO_DEADLINE) < 0 ||
-		    write_deadline(WORKER_FD, &out_len, sizeof(out_len),
-				   NO_DEADLINE) < 0 ||
-		    write_deadline(WORKER_FD, png, out_len, NO_DEADLINE) < 0)
-			return 1;
-	}
-}
-
-/* ---- pool side ---- */
-
 static int worker_spawn(struct render_pool *p, struct worker *w)
 {
-	char *argv[] = { "iconfs", "render-worker", NULL };
+	char *argv[] = { RENDER_WORKER, NULL };
+	char program[64];
 	int sv[2], r;
+
+	/* the held file, named through this process (the child closes its
+	 * descriptors before it runs it) */
+	snprintf(program, sizeof(program), "/proc/%d/fd/%d", (int)getpid(),
+		 p->program_fd);
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
 		return log_error_errno(-errno, "cannot create socket: %m");
-	r = spawn_helper(p->exe, argv, (const int[][2]){ { sv[1], WORKER_FD } },
+	r = spawn_helper(program, argv, (const int[][2]){ { sv[1], WIRE_FD } },
 			 1, false, &w->pid);
 	(void)close(sv[1]);
 	if (r < 0) {
@@ -197,24 +73,57 @@ static void worker_kill(struct worker *w)
 	w->fd = -1;
 }
 
+/* The worker program: $ICONFS_RENDER_WORKER where set (a test program
+ * elsewhere in a build tree), else RENDER_WORKER beside this program (a
+ * build tree), else the installed one. It is held open and run through its
+ * descriptor, so that an upgrade that replaces the file while the mount
+ * runs cannot pair this daemon with a worker of another version. A
+ * descriptor, or -errno. */
+static int program_open(void)
+{
+	const char *env = getenv("ICONFS_RENDER_WORKER");
+	char self[PATH_MAX];
+	int fd;
+
+	if (env && *env) {
+		fd = open(env, O_RDONLY | O_CLOEXEC);
+		return fd < 0 ? -errno : fd;
+	}
+	if (spawn_self_exe(self, sizeof(self)) >= 0) {
+		g_autofree char *dir = g_path_get_dirname(self);
+		g_autofree char *beside =
+			g_build_filename(dir, RENDER_WORKER, NULL);
+
+		fd = open(beside, O_RDONLY | O_CLOEXEC);
+		if (fd >= 0)
+			return fd;
+	}
+	fd = open(ICONFS_LIBEXECDIR "/" RENDER_WORKER, O_RDONLY | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 int render_pool_new(unsigned workers, unsigned deadline_ms,
 		    struct render_pool **ret)
 {
 	struct render_pool *p = calloc(1, sizeof(*p));
 	pthread_condattr_t ca;
-	int r;
 
 	if (!p)
 		return -ENOMEM;
-	r = spawn_self_exe(p->exe, sizeof(p->exe));
-	if (r < 0) {
+	p->program_fd = program_open();
+	if (p->program_fd < 0) {
+		int r = p->program_fd;
+
 		free(p);
-		return log_error_errno(r, "cannot find own binary: %m");
+		return log_error_errno(r,
+				       "cannot find the render worker '%s': %m",
+				       ICONFS_LIBEXECDIR "/" RENDER_WORKER);
 	}
 	p->n_workers = workers ? workers : 1;
 	p->deadline_ms = deadline_ms ? deadline_ms : RENDER_DEADLINE_MS;
 	p->workers = calloc(p->n_workers, sizeof(*p->workers));
 	if (!p->workers) {
+		(void)close(p->program_fd);
 		free(p);
 		return -ENOMEM;
 	}
@@ -238,6 +147,7 @@ struct render_pool *render_pool_free(struct render_pool *p)
 	pthread_mutex_destroy(&p->lock);
 	pthread_cond_destroy(&p->free_cond);
 	free(p->workers);
+	(void)close(p->program_fd);
 	free(p);
 	return NULL;
 }
@@ -252,13 +162,13 @@ static int worker_exchange(struct worker *w, const void *data, size_t len,
 	uint32_t out_len;
 	int r;
 
-	r = write_deadline(w->fd, hdr, sizeof(hdr), deadline);
+	r = wire_write(w->fd, hdr, sizeof(hdr), deadline);
 	if (r >= 0)
-		r = write_deadline(w->fd, data, len, deadline);
+		r = wire_write(w->fd, data, len, deadline);
 	if (r >= 0)
-		r = read_deadline(w->fd, &status, sizeof(status), deadline);
+		r = wire_read(w->fd, &status, sizeof(status), deadline);
 	if (r >= 0)
-		r = read_deadline(w->fd, &out_len, sizeof(out_len), deadline);
+		r = wire_read(w->fd, &out_len, sizeof(out_len), deadline);
 	if (r < 0)
 		return r;
 	if (status < 0)
@@ -268,7 +178,7 @@ static int worker_exchange(struct worker *w, const void *data, size_t len,
 	png = malloc(out_len);
 	if (!png)
 		return -ENOMEM;
-	r = read_deadline(w->fd, png, out_len, deadline);
+	r = wire_read(w->fd, png, out_len, deadline);
 	if (r < 0)
 		return r;
 	*ret_png = TAKE_PTR(png);

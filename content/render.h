@@ -1,6 +1,7 @@
-/* The render pool: a few long-lived worker processes (this binary run as
- * `iconfs render-worker`) that rasterize sources with memory and CPU
- * limits, under a wall-clock deadline that covers the whole request:
+/* The render pool: a few long-lived worker processes (the program
+ * RENDER_WORKER, see worker.h and wire.h) that rasterize sources with
+ * memory and CPU limits, under a wall-clock deadline that covers the whole
+ * request:
  * waiting for a free worker, sending the source and reading the PNG. A
  * worker that dies, overruns or answers nonsense is killed and replaced,
  * and that request fails; other requests are not affected.
@@ -15,6 +16,9 @@
 #include "raster.h"
 
 struct render_pool;
+
+/* The worker program's name, installed in ICONFS_LIBEXECDIR. */
+#define RENDER_WORKER "iconfs-render"
 
 /* Default wall-clock deadline for one render, in milliseconds. */
 #define RENDER_DEADLINE_MS 5000
@@ -37,6 +41,3 @@ int render_pool_render(struct render_pool *p, const void *data, size_t len,
 /* Renders performed and workers replaced so far. */
 void render_pool_counters(struct render_pool *p, unsigned long long *renders,
 			  unsigned long long *restarts);
-
-/* Entry point of a worker process: serves requests on fd 3 until EOF. */
-int render_worker_main(void);

@@ -114,13 +114,9 @@ TEST(rejected_and_outside)
 	teardown(&x);
 }
 
-int main(int argc, char **argv)
+int main(void)
 {
 	TEST_CASES(cases, TEST_CASE(native_and_rendered),
 		   TEST_CASE(rejected_and_outside));
-
-	/* the render pool runs /proc/self/exe as its workers */
-	if (argc > 1 && streq(argv[1], "render-worker"))
-		return render_worker_main();
 	return test_run(cases, ELEMENTSOF(cases));
 }

@@ -84,7 +84,7 @@ with tempfile.TemporaryDirectory() as tmp:
     rc, out, err = iconfs("help")
     check(rc == 0 and all(f"  {c} " in out for c in
                           ("index", "lookup", "mount", "render", "status", "umount", "help"))
-          and "render-worker" not in out and "mount-guard" not in out,
+          and "mount-guard" not in out and "watchdog-ping" not in out,
           f"iconfs help lists the user's commands only: {out!r}")
     check_eq(iconfs("help", "mount")[:2], iconfs("mount", "--help")[:2],
              "iconfs help mount is mount --help")

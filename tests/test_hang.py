@@ -59,7 +59,7 @@ def workers_of(pid):
                 cmd = f.read()
         except OSError:
             continue
-        if ppid == pid and b"render-worker" in cmd:
+        if ppid == pid and cmd.split(b"\0")[0] == b"iconfs-render":
             out.append(int(p))
     return out
 

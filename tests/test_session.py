@@ -26,11 +26,16 @@ with tempfile.TemporaryDirectory() as dest:
     prefix = next(o["value"] for o in json.loads(prefix) if o["name"] == "prefix")
     root = dest + prefix
     binary = os.path.join(root, "bin", "iconfs")
+    # the render worker: in libexecdir, where the installed iconfs looks
+    libexecdir = next(o["value"] for o in json.loads(subprocess.run(
+        ["meson", "introspect", build, "--buildoptions"], capture_output=True,
+        text=True).stdout) if o["name"] == "libexecdir")
+    worker = os.path.join(root, libexecdir, "iconfs", "iconfs-render")
     unit = os.path.join(root, "lib", "systemd", "user", "iconfs.service")
     dropin = os.path.join(root, "lib", "environment.d", "60-iconfs.conf")
     shared_service = os.path.join(root, "lib", "systemd", "system", "iconfs-shared.service")
     shared_path = os.path.join(root, "lib", "systemd", "system", "iconfs-shared.path")
-    for f in (binary, unit, dropin, shared_service, shared_path):
+    for f in (binary, worker, unit, dropin, shared_service, shared_path):
         check(os.path.exists(f), f"installed {f[len(dest):]}")
 
     text = open(unit).read()
