@@ -5,11 +5,13 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <time.h>
 
 #include "db.h"
 #include "log.h"
 #include "schema.h"
+#include "time-util.h"
 
 /* 'icfs' in PRAGMA application_id marks our files; anything else with
  * tables in it is foreign. */
@@ -194,6 +196,126 @@ static int db_check_tables(sqlite3 *db)
 	return rc == SQLITE_DONE ? 0 : db_errno(rc);
 }
 
+/* The verdict of a passed quick_check, kept on the file it is about: the
+ * inode, size and mtime of the main file as a connection opened with
+ * DB_CHECK left it at its close, in an extended attribute (which changes
+ * the ctime, not the mtime). What SQLite writes through its own
+ * transactions after the check is as good as what it checked; anything
+ * else that writes the file changes its mtime, or its inode when it
+ * replaces the file. Only paths, never an fd, are used: closing an fd of
+ * the file would drop the POSIX locks SQLite holds on it in this process.
+ * Any error (a filesystem without user xattrs, a file of another user) means
+ * no stamp, hence a check at every open, as without this. */
+#define DB_CHECKED_XATTR "user.iconfs.checked"
+
+static void db_checked_format(const struct stat *st, char *buf, size_t n)
+{
+	snprintf(buf, n, "%llu %lld %lld.%09ld", (unsigned long long)st->st_ino,
+		 (long long)st->st_size, (long long)st->st_mtim.tv_sec,
+		 (long)st->st_mtim.tv_nsec);
+}
+
+/* Is the file `db` opened as a checked connection left it? Not when its
+ * WAL holds frames: writes of a connection that was not closed (a crash,
+ * or another process that has it open), which no stamp covers. */
+static bool db_checked_valid(sqlite3 *db)
+{
+	const char *path = sqlite3_db_filename(db, "main");
+	char want[96], have[96];
+	struct stat st, wst;
+	ssize_t n;
+
+	if (!path || !*path || stat(path, &st) < 0)
+		return false;
+	if (stat(sqlite3_filename_wal(path), &wst) == 0 && wst.st_size > 0)
+		return false;
+	n = getxattr(path, DB_CHECKED_XATTR, have, sizeof(have) - 1);
+	if (n < 0)
+		return false;
+	have[n] = '\0';
+	db_checked_format(&st, want, sizeof(want));
+	return streq(have, want);
+}
+
+/* Stamp the file as it is now. A write in the same clock tick as the
+ * file's last one may leave its mtime as it is, so the stamp waits (a
+ * tick: 1-10 ms) until the clock that timestamps writes has passed the
+ * mtime; a file whose mtime stays ahead (a network filesystem's clock) or
+ * that changes meanwhile gets none. */
+static void db_checked_write(const char *path)
+{
+	char stamp[96];
+	struct stat st, again;
+	struct timespec now;
+
+	if (stat(path, &st) < 0)
+		return;
+	for (int waited = 0;; waited++) {
+		clock_gettime(CLOCK_REALTIME_COARSE, &now);
+		if (timespec_ns(now) > timespec_ns(st.st_mtim))
+			break;
+		if (waited == 20)
+			return;
+		nanosleep(&(struct timespec){ .tv_nsec = 1000000 }, NULL);
+	}
+	if (stat(path, &again) < 0 || again.st_ino != st.st_ino ||
+	    again.st_size != st.st_size ||
+	    timespec_ns(again.st_mtim) != timespec_ns(st.st_mtim))
+		return;
+	db_checked_format(&st, stamp, sizeof(stamp));
+	if (setxattr(path, DB_CHECKED_XATTR, stamp, strlen(stamp), 0) < 0)
+		log_debug_errno(-errno, "no check stamp on index '%s': %m",
+				path);
+}
+
+struct db_checked {
+	bool armed;
+	char path[];
+};
+
+/* The destructor of the function below: SQLite calls it when the
+ * connection is closed (whichever way the caller closes it), after the
+ * last connection's checkpoint has written the WAL back and removed it. */
+static void db_checked_close(void *p)
+{
+	struct db_checked *c = p;
+
+	if (c->armed)
+		db_checked_write(c->path);
+	free(c);
+}
+
+static void db_checked_noop(sqlite3_context *ctx, int argc,
+			    sqlite3_value **argv)
+{
+	(void)argc;
+	(void)argv;
+	sqlite3_result_null(ctx);
+}
+
+/* Have the connection stamp its file when it closes. SQLite has no close
+ * hook before 3.44 (sqlite3_set_clientdata); a function's destructor
+ * serves, and runs (unarmed) at once when the function cannot be made. */
+static void db_checked_arm(sqlite3 *db)
+{
+	const char *path = sqlite3_db_filename(db, "main");
+	struct db_checked *c;
+	size_t len;
+
+	if (!path || !*path)
+		return;
+	len = strlen(path);
+	c = malloc(sizeof(*c) + len + 1);
+	if (!c)
+		return;
+	c->armed = false;
+	memcpy(c->path, path, len + 1);
+	if (sqlite3_create_function_v2(db, "iconfs_checked_close", 0,
+				       SQLITE_UTF8, c, db_checked_noop, NULL,
+				       NULL, db_checked_close) == SQLITE_OK)
+		c->armed = true;
+}
+
 /* Checks that an open file is ours (or empty) and intact. Returns 0;
  * -EBADMSG when it is corrupt or foreign and should be moved aside;
  * -EPROTONOSUPPORT when a newer iconfs wrote it; another -errno (a full
@@ -216,7 +338,7 @@ static int db_verify(sqlite3 *db, unsigned flags)
 		return -EBADMSG;
 	if (version > (long long)schema_migrations_count)
 		return -EPROTONOSUPPORT;
-	if (flags & DB_CHECK && tables > 0)
+	if (flags & DB_CHECK && tables > 0 && !db_checked_valid(db))
 		return db_check_tables(db);
 	return 0;
 }
@@ -269,6 +391,8 @@ static void db_move_aside(const char *path)
 	static const char *const suffixes[] = { "", "-wal", "-shm" };
 	char from[4096], to[4096];
 
+	/* what is moved aside was never checked, whatever its stamp says */
+	(void)removexattr(path, DB_CHECKED_XATTR);
 	for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
 		snprintf(from, sizeof(from), "%s%s", path, suffixes[i]);
 		snprintf(to, sizeof(to), "%s.broken%s", path, suffixes[i]);
@@ -363,6 +487,8 @@ static int db_open_once(const char *path, unsigned flags, sqlite3 **ret)
 	r = db_session_pragmas(db, flags);
 	if (r < 0)
 		return r;
+	if (flags & DB_CHECK)
+		db_checked_arm(db);
 	*ret = TAKE_PTR(db);
 	return 0;
 }

@@ -5,7 +5,12 @@
  * left alone and refused. A process opens, checks and migrates the index
  * once (db_open) and takes further connections with db_connect, which never
  * checks, migrates or moves anything. One connection per thread: callers
- * own the sqlite3 handle they get and close it with sqlite3_closep. */
+ * own the sqlite3 handle they get and close it with sqlite3_closep.
+ * A DB_CHECK connection that passed its check stamps the file when it is
+ * closed (inode, size and mtime in the xattr user.iconfs.checked), and the
+ * next DB_CHECK open skips the check while the file still matches its
+ * stamp and has no WAL left over: only a file changed outside a checked
+ * connection's close (another writer, a crash, a stray write) is checked. */
 #pragma once
 
 #include <sqlite3.h>
@@ -15,7 +20,9 @@
 
 enum db_open_flags {
 	DB_READONLY = 1 << 0,	/* no create, no migration, query_only */
-	DB_CHECK = 1 << 1,	/* quick_check of the index tables first */
+	DB_CHECK = 1 << 1,	/* quick_check of the index tables first,
+				 * unless the file is as a DB_CHECK
+				 * connection closed it (see above) */
 	DB_QUERY_ONLY = 1 << 2, /* db_connect: this connection never writes */
 };
 

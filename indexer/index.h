@@ -13,7 +13,9 @@
 
 enum index_open_flags {
 	INDEX_PROGRESS = 1 << 0, /* progress on a terminal, counts in stats */
-	INDEX_CHECK = 1 << 1,	 /* integrity check of the index tables first */
+	INDEX_CHECK = 1 << 1,	 /* integrity check of the index tables first
+				  * (DB_CHECK: skipped while the file is as
+				  * the last checked run closed it) */
 };
 
 /* Open (creating, checking, migrating) the index at `path` and bring it up
