@@ -92,11 +92,32 @@ static int base_read(struct scanner *s, long long base_id, const char *base)
 	return 0;
 }
 
+/* Whether the index holds exactly these base directories, in this order
+ * (then bases_sync has nothing to write: SQLite writes every page a
+ * statement touched, even when it ends as it was). */
+static bool bases_unchanged(struct scanner *s)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	size_t i = 0;
+
+	if (db_prepare(s->db, "SELECT path, pos FROM basedir ORDER BY pos",
+		       &q) < 0)
+		return false;
+	for (; sqlite3_step(q) == SQLITE_ROW; i++)
+		if (i >= s->n_bases ||
+		    sqlite3_column_int64(q, 1) != (long long)i ||
+		    !streq(db_column_str(q, 0), s->basedirs[i]))
+			return false;
+	return i == s->n_bases;
+}
+
 static int bases_sync(struct scanner *s)
 {
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *up = NULL;
 	int r;
 
+	if (bases_unchanged(s))
+		return 0;
 	r = db_exec(s->db, "UPDATE basedir SET pos = -1 - pos");
 	if (r < 0)
 		return db_log_errno(s->db, r, "cannot update base dirs");
