@@ -41,7 +41,9 @@ struct fs {
 extern const struct fuse_lowlevel_ops fs_ops;
 
 /* This thread's connection and lookup, opened on first use (freed by
- * fs_ctx_free, the thread key's destructor); NULL when the index cannot
- * be opened. */
-struct tree_ctx *fs_ctx(struct fs *fs);
+ * fs_ctx_free, the thread key's destructor), set up for one request: one
+ * that may not render (`stored_only`: the read ahead, a READDIRPLUS past
+ * its budget) gets -EAGAIN where a render would be needed. NULL when the
+ * index cannot be opened. The only place a request's mode is set. */
+struct tree_ctx *fs_ctx(struct fs *fs, bool stored_only);
 void fs_ctx_free(void *p);

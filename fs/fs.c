@@ -55,7 +55,7 @@ void fs_ctx_free(void *p)
 }
 
 /* This thread's connection and lookup, opened on first use. */
-struct tree_ctx *fs_ctx(struct fs *fs)
+struct tree_ctx *fs_ctx(struct fs *fs, bool stored_only)
 {
 	struct tree_ctx *x = pthread_getspecific(fs->ctx_key);
 
@@ -66,6 +66,7 @@ struct tree_ctx *fs_ctx(struct fs *fs)
 			lookup_flush(x->l);
 			x->generation = gen;
 		}
+		x->stored_only = stored_only;
 		return x;
 	}
 	/* The index was opened, checked and migrated at start: a request
@@ -83,6 +84,7 @@ struct tree_ctx *fs_ctx(struct fs *fs)
 	x->synth = fs->synth;
 	x->gen = &fs->generation;
 	x->ahead = fs->ahead;
+	x->stored_only = stored_only;
 	(void)pthread_setspecific(fs->ctx_key, x);
 	return x;
 }
@@ -91,12 +93,7 @@ struct tree_ctx *fs_ctx(struct fs *fs)
  * set never renders, it only brings what is stored into the kernel. */
 static struct tree_ctx *fs_req_ctx(struct fs *fs, fuse_req_t req)
 {
-	struct tree_ctx *x = fs_ctx(fs);
-
-	if (x)
-		x->stored_only =
-			warm_is_ahead(fs->warm, fuse_req_ctx(req)->pid);
-	return x;
+	return fs_ctx(fs, warm_is_ahead(fs->warm, fuse_req_ctx(req)->pid));
 }
 
 static void fill_entry(struct fuse_entry_param *e, uint64_t ino,
@@ -191,6 +188,13 @@ static void fs_opendir(fuse_req_t req, fuse_ino_t ino,
 		g_free(d);
 }
 
+/* What a READDIRPLUS reply gives attributes with (dirplus_entry). */
+struct dirplus {
+	struct tree_ctx *x;
+	bool files; /* a view whose entries programs stat: files too */
+	long long budget_end;
+};
+
 /* One entry of a READDIRPLUS reply with its attributes, as a LOOKUP would
  * give them (the kernel counts it as one): `ls -l`, file managers and
  * backup tools then stat no entry again, one request per chunk of the
@@ -201,22 +205,22 @@ static void fs_opendir(fuse_req_t req, fuse_ino_t ino,
  * every worker, in this order) until the chunk's budget is spent; after
  * that only stored ones get attributes. Without them (ino 0, and always
  * for "." and "..") the kernel looks the entry up when asked. */
-static void dirplus_entry(struct fs *fs, struct tree_ctx *x, uint64_t dir,
+static void dirplus_entry(struct fs *fs, struct dirplus *dp, uint64_t dir,
 			  const char *name, unsigned char type,
-			  long long budget_end, struct fuse_entry_param *e)
+			  struct fuse_entry_param *e)
 {
 	struct stat st;
 	double negative_timeout;
 	uint64_t ino;
 
-	if (!x || streq(name, ".") || streq(name, ".."))
+	if (!dp->x || streq(name, ".") || streq(name, ".."))
 		return;
-	if (type != DT_DIR && !prefetch_statted(fs->prefetch, dir))
+	if (type != DT_DIR && !dp->files)
 		return;
-	if (now_ms() >= budget_end)
-		x->stored_only = true;
-	if (tree_lookup(fs->tree, x, dir, name, &ino, &st, &negative_timeout) ==
-	    0) {
+	if (!dp->x->stored_only && now_ms() >= dp->budget_end)
+		dp->x = fs_ctx(fs, true);
+	if (dp->x && tree_lookup(fs->tree, dp->x, dir, name, &ino, &st,
+				 &negative_timeout) == 0) {
 		fill_entry(e, ino, &st);
 		atomic_fetch_add(&fs->counters.dirplus, 1);
 	}
@@ -228,7 +232,8 @@ static void fs_readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size,
 	struct fs *fs = fs_of(req);
 	struct tree_ctx *x = fs_req_ctx(fs, req);
 	struct fs_dir *d = (struct fs_dir *)(uintptr_t)fi->fh;
-	long long budget_end = now_ms() + FS_DIRPLUS_BUDGET_MS;
+	struct dirplus dp = { .x = x,
+			      .budget_end = now_ms() + FS_DIRPLUS_BUDGET_MS };
 	struct listing *ls;
 	g_autofree char *buf = NULL;
 	size_t used = 0;
@@ -246,6 +251,7 @@ static void fs_readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size,
 		}
 	}
 	ls = d->ls;
+	dp.files = plus && prefetch_statted(fs->prefetch, ino);
 	buf = g_malloc(size);
 	for (off_t i = off; i >= 0 && (guint)i < listing_count(ls); i++) {
 		char nbuf[NAME_MAX + 1];
@@ -264,7 +270,7 @@ static void fs_readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size,
 				break;
 			e.attr.st_ino = (ino_t)child;
 			e.attr.st_mode = type == DT_DIR ? S_IFDIR : S_IFREG;
-			dirplus_entry(fs, x, ino, name, type, budget_end, &e);
+			dirplus_entry(fs, &dp, ino, name, type, &e);
 			n = fuse_add_direntry_plus(req, buf + used, size - used,
 						   name, &e, i + 1);
 		} else {

@@ -52,11 +52,10 @@ static int mountpoint_prepare(const char *mnt)
 static void fs_prepare_ahead(const char *path, void *userdata)
 {
 	struct fs *fs = userdata;
-	struct tree_ctx *x = fs_ctx(fs);
+	struct tree_ctx *x = fs_ctx(fs, true);
 
 	if (!x)
 		return;
-	x->stored_only = true;
 	(void)tree_resolve_ahead(fs->tree, x, path);
 }
 
