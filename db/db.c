@@ -1,5 +1,6 @@
 /* Opening and migrating the index; see db.h. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <glib.h>
 #include <stdio.h>
@@ -433,6 +434,24 @@ static int mkdir_parents(const char *path)
 	return 0;
 }
 
+/* SQLite without its memory statistics, set once per process before its
+ * first use: with them every allocation SQLite makes takes one global
+ * mutex, and request threads queue on it (half the futex calls of a
+ * render run that finds everything stored). */
+static void db_library_setup(void)
+{
+	(void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
+/* sqlite3_open_v2, after db_library_setup. */
+static int db_sqlite_open(const char *name, sqlite3 **db, int oflags)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	(void)pthread_once(&once, db_library_setup);
+	return sqlite3_open_v2(name, db, oflags, NULL);
+}
+
 /* A small page cache per connection and no mmap: the daemon keeps one
  * connection per thread for a whole session, and mapped pages of a growing
  * blob table would count against its RSS. */
@@ -460,7 +479,7 @@ static int db_open_once(const char *path, unsigned flags, sqlite3 **ret)
 		 (flags & DB_READONLY
 			  ? SQLITE_OPEN_READONLY
 			  : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-	rc = sqlite3_open_v2(path, &db, oflags, NULL);
+	rc = db_sqlite_open(path, &db, oflags);
 	if (rc != SQLITE_OK)
 		return db_errno(rc);
 	(void)sqlite3_extended_result_codes(db, 1);
@@ -498,8 +517,8 @@ int db_connect(const char *path, unsigned flags, int busy_ms, sqlite3 **ret)
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
 	int rc, r;
 
-	rc = sqlite3_open_v2(path, &db,
-			     SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READWRITE, NULL);
+	rc = db_sqlite_open(path, &db,
+			    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READWRITE);
 	if (rc != SQLITE_OK)
 		return log_error_errno(db_errno(rc),
 				       "cannot open index '%s': %m", path);
@@ -589,10 +608,9 @@ int db_open_immutable(const char *path, sqlite3 **ret)
 	long long app, version;
 	int rc;
 
-	rc = sqlite3_open_v2(uri, &db,
-			     SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READONLY |
-				     SQLITE_OPEN_URI,
-			     NULL);
+	rc = db_sqlite_open(uri, &db,
+			    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READONLY |
+				    SQLITE_OPEN_URI);
 	if (rc != SQLITE_OK)
 		return db_errno(rc);
 	(void)sqlite3_extended_result_codes(db, 1);
