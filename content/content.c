@@ -227,8 +227,6 @@ static int content_stored(struct content *c, struct blob_reader *b,
 	int r;
 
 	r = store_get_pending(c->store, k, ret_data, ret_len);
-	if (r == 0 && ret_data && c->stat_tier)
-		store_touch(c->store, k->source, k->px);
 	if (r != -ENOENT)
 		return r;
 	r = blob_get(b, k, ret_data, ret_len, &used);

@@ -36,7 +36,9 @@ struct op {
 	struct blob_key key; /* key.source points to source */
 	char *source;
 	int status;
-	bool stat_only;
+	/* cleared by the first read while queued (store_get_pending), which
+	 * may race with the writer applying it: hence atomic, and a touch */
+	atomic_bool stat_only;
 	void *data;
 	size_t len;
 };
@@ -136,6 +138,7 @@ int store_get_pending(struct store *s, const struct blob_key *k,
 		      void **ret_data, size_t *ret_len)
 {
 	g_autofree char *key = pending_key(k->source, k->px);
+	bool lifted = false;
 	struct op *op;
 	int r = -ENOENT;
 
@@ -153,8 +156,14 @@ int store_get_pending(struct store *s, const struct blob_key *k,
 		}
 		if (r == 0)
 			*ret_len = op->len;
+		if (r == 0 && ret_data)
+			lifted = atomic_exchange(&op->stat_only, false);
 	}
 	pthread_mutex_unlock(&s->lock);
+	/* the writer may have applied the lower tier already: a use after
+	 * it, in queue order, lifts it either way */
+	if (lifted)
+		store_touch(s, k->source, k->px);
 	return r;
 }
 
@@ -177,7 +186,7 @@ static int store_apply(struct store *s, struct op *op, long long *delta)
 	case OP_PUT:
 		r = blob_put(s->db, &op->key, op->status, op->data, op->len,
 			     &d);
-		if (r >= 0 && op->stat_only && op->status == 0)
+		if (r >= 0 && atomic_load(&op->stat_only) && op->status == 0)
 			r = blob_touch(s->db, op->source, op->key.px,
 				       time(NULL) - BLOB_STAT_TIER);
 		break;

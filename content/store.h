@@ -30,7 +30,9 @@ void store_put(struct store *s, const struct blob_key *k, int status,
 
 /* A queued entry for exactly this key and stamp: 0 with the length and,
  * when ret_data is not NULL, a copy (malloc()ed) of its bytes; -EIO for a
- * queued verdict; -ENOENT when there is none. */
+ * queued verdict; -ENOENT when there is none. The first read of a render
+ * queued `stat_only` lifts it out of the lower tier (once: later reads
+ * queue nothing). */
 int store_get_pending(struct store *s, const struct blob_key *k,
 		      void **ret_data, size_t *ret_len);
 

@@ -276,7 +276,47 @@ TEST(store_stat_tier)
 	close_db(db);
 }
 
+/* A render queued stat-only and read while it waits for the writer is an
+ * ordinary one once stored (the read lifts the lower tier); one only
+ * stat'ed stays in it. */
+TEST(store_pending_read)
+{
+	sqlite3 *db = open_db();
+	sqlite3 *other = NULL;
+	struct store *s = NULL;
+	struct blob_key read = { "/x/read.svg", 16, 1, 1, 1 };
+	struct blob_key statted = { "/x/stat.svg", 16, 2, 1, 1 };
+	long long used = 0;
+	void *data = NULL;
+	size_t len = 0;
+
+	ASSERT_TRUE(db);
+	ASSERT_EQ_INT(db_connect(db_path, 0, 100, &other), 0);
+	ASSERT_EQ_INT(store_new(db_path, 1 << 20, &s), 0);
+	/* held back: both stay queued while they are asked for */
+	ASSERT_EQ_INT(db_exec(other, "BEGIN IMMEDIATE"), 0);
+	store_put(s, &read, 0, "png", 3, true);
+	store_put(s, &statted, 0, "png", 3, true);
+	for (int i = 0; i < 3; i++) {
+		ASSERT_EQ_INT(store_get_pending(s, &read, &data, &len), 0);
+		ASSERT_TRUE(len == 3 && memcmp(data, "png", 3) == 0);
+		free(data);
+		data = NULL;
+	}
+	ASSERT_EQ_INT(store_get_pending(s, &statted, NULL, &len), 0);
+	ASSERT_EQ_INT(db_exec(other, "COMMIT"), 0);
+	ASSERT_EQ_INT(store_sync(s, 5000), 0);
+	ASSERT_EQ_INT(blob_get(reader(db), &read, NULL, &len, &used), 0);
+	ASSERT_TRUE(used > (long long)time(NULL) - 60);
+	ASSERT_EQ_INT(blob_get(reader(db), &statted, NULL, &len, &used), 0);
+	ASSERT_TRUE(used < (long long)time(NULL) - BLOB_STAT_TIER / 2);
+	ASSERT_EQ_INT(store_errors(s), 0);
+	store_free(s);
+	sqlite3_close(other);
+	close_db(db);
+}
+
 TEST_MAIN(TEST_CASE(stamps), TEST_CASE(verdict_of_another_version),
 	  TEST_CASE(corrupt_rows), TEST_CASE(budget),
 	  TEST_CASE(store_under_lock), TEST_CASE(store_budget),
-	  TEST_CASE(store_stat_tier))
+	  TEST_CASE(store_stat_tier), TEST_CASE(store_pending_read))
