@@ -271,16 +271,18 @@ static int theme_load(struct lookup *l, long long theme_id,
 }
 
 /* One existing file of the name in the theme. */
+/* A file of the name in one of the theme's directories; `dir` is set
+ * (g_strdup) only for the one kept. */
 struct candidate {
 	int pos, base_pos, ext;
 	const struct subdir_info *sd;
 	char *dir;
 };
 
-static int candidate_cmp(const void *a, const void *b)
+/* The specification's order of files: subdir, then base dir, then
+ * extension. */
+static int candidate_cmp(const struct candidate *x, const struct candidate *y)
 {
-	const struct candidate *x = a, *y = b;
-
 	if (x->pos != y->pos)
 		return x->pos < y->pos ? -1 : 1;
 	if (x->base_pos != y->base_pos)
@@ -288,17 +290,29 @@ static int candidate_cmp(const void *a, const void *b)
 	return x->ext - y->ext;
 }
 
+/* Keep `c` (with its directory `dir`) in *kept when it comes first. */
+static void candidate_keep(struct candidate *kept, const struct candidate *c,
+			   const char *dir)
+{
+	if (kept->dir && candidate_cmp(c, kept) >= 0)
+		return;
+	g_free(kept->dir);
+	*kept = *c;
+	kept->dir = g_strdup(dir);
+}
+
 /* LookupIcon: both passes over the theme's files of this name, in
- * subdir → base dir → extension order. */
+ * subdir → base dir → extension order, in one scan: the first file in a
+ * directory that matches the size, else the first at the least
+ * distance. */
 static int lookup_in_theme(struct lookup *l, long long theme_id,
 			   const char *name, int size, int scale,
 			   char **ret_path, int *ret_ext)
 {
 	sqlite3_stmt *q = l->icon_in_theme;
-	g_autoptr(GArray) cands =
-		g_array_new(FALSE, FALSE, sizeof(struct candidate));
-	const struct candidate *best = NULL, *closest = NULL;
-	long long minimal = LLONG_MAX;
+	struct candidate match = { 0 }, near = { 0 };
+	const struct candidate *best;
+	long long near_dist = LLONG_MAX;
 	GHashTable *subdirs = NULL;
 	int rc, r;
 
@@ -313,46 +327,36 @@ static int lookup_in_theme(struct lookup *l, long long theme_id,
 			g_hash_table_lookup(subdirs, db_column_str(q, 0));
 		const int *bpos = g_hash_table_lookup(l->base_pos, &base_id);
 		struct candidate c;
+		long long dist;
 
 		if (!sd || !bpos)
 			continue;
 		c = (struct candidate){ sd->pos, *bpos,
-					sqlite3_column_int(q, 3), sd,
-					g_strdup(db_column_str(q, 2)) };
-		g_array_append_val(cands, c);
+					sqlite3_column_int(q, 3), sd, NULL };
+		if (dir_matches_size(&sd->size, size, scale)) {
+			candidate_keep(&match, &c, db_column_str(q, 2));
+			continue;
+		}
+		if (match.dir)
+			continue; /* the distance no longer matters */
+		dist = dir_size_distance(&sd->size, size, scale);
+		if (dist < near_dist) {
+			g_clear_pointer(&near.dir, g_free);
+			near_dist = dist;
+		}
+		if (dist == near_dist)
+			candidate_keep(&near, &c, db_column_str(q, 2));
 	}
 	(void)sqlite3_reset(q);
 	if (rc != SQLITE_DONE)
 		r = db_errno(rc); /* the request fails; not logged per icon */
-	g_array_sort(cands, candidate_cmp);
-
-	/* first pass: the first file in a directory that matches the size */
-	for (guint i = 0; r >= 0 && i < cands->len && !best; i++) {
-		const struct candidate *c =
-			&g_array_index(cands, struct candidate, i);
-
-		if (dir_matches_size(&c->sd->size, size, scale))
-			best = c;
-	}
-	/* second pass: the first file at the least distance */
-	for (guint i = 0; r >= 0 && !best && i < cands->len; i++) {
-		const struct candidate *c =
-			&g_array_index(cands, struct candidate, i);
-		long long dist = dir_size_distance(&c->sd->size, size, scale);
-
-		if (dist < minimal) {
-			minimal = dist;
-			closest = c;
-		}
-	}
-	if (!best)
-		best = closest;
+	best = match.dir ? &match : near.dir ? &near : NULL;
 	if (r >= 0 && best) {
 		*ret_path = icon_path(best->dir, name, best->ext);
 		*ret_ext = best->ext;
 	}
-	for (guint i = 0; i < cands->len; i++)
-		g_free(g_array_index(cands, struct candidate, i).dir);
+	g_free(match.dir);
+	g_free(near.dir);
 	if (r < 0)
 		return r;
 	return best ? 0 : -ENOENT;
