@@ -160,13 +160,23 @@ static char *content_real_source(struct content *c, const char *source)
 	return real;
 }
 
-/* Open the real file behind `source` (never following a link that
- * appeared since), after checking it stays inside the base directories. */
+/* Open the real file behind `source` when it stays inside the base
+ * directories: resolved beneath its own base directory by the kernel (two
+ * system calls), else (a link into another base directory, an absolute
+ * one) its real path checked, then opened without following a link that
+ * appeared since. */
 static int open_real(struct content *c, const char *source, char **ret_real)
 {
-	_cleanup_free_ char *real = content_real_source(c, source);
+	_cleanup_free_ char *real = NULL;
 	int fd;
 
+	fd = basedirs_open_beneath(c->real, source, &real);
+	if (fd >= 0 || (fd != -EXDEV && fd != -ENOSYS)) {
+		if (fd >= 0 && ret_real)
+			*ret_real = TAKE_PTR(real);
+		return fd == -ELOOP ? -ENOENT : fd;
+	}
+	real = content_real_source(c, source);
 	if (!real)
 		return -ENOENT;
 	fd = open(real, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);

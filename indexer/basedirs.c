@@ -2,11 +2,15 @@
  * mountpoint: paths are compared lexically, because resolving a path inside
  * our own mount from the daemon would deadlock. */
 #include <errno.h>
+#include <fcntl.h>
 #include <glib.h>
+#include <linux/openat2.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "basedirs.h"
@@ -246,6 +250,7 @@ struct basedirs_real {
 	pthread_mutex_t lock;
 	char **basedirs;
 	char **real; /* NULL while a base directory does not exist; lock */
+	int *fds;    /* O_PATH; -1 while it does not exist; lock */
 };
 
 struct basedirs_real *basedirs_real_new(char *const *basedirs)
@@ -255,6 +260,9 @@ struct basedirs_real *basedirs_real_new(char *const *basedirs)
 	pthread_mutex_init(&b->lock, NULL);
 	b->basedirs = g_strdupv((char **)basedirs);
 	b->real = g_new0(char *, g_strv_length(b->basedirs) + 1);
+	b->fds = g_new(int, g_strv_length(b->basedirs) + 1);
+	for (guint i = 0; i <= g_strv_length(b->basedirs); i++)
+		b->fds[i] = -1;
 	return b;
 }
 
@@ -262,9 +270,13 @@ struct basedirs_real *basedirs_real_free(struct basedirs_real *b)
 {
 	if (!b)
 		return NULL;
-	for (guint i = 0; b->basedirs[i]; i++)
+	for (guint i = 0; b->basedirs[i]; i++) {
 		free(b->real[i]);
+		if (b->fds[i] >= 0)
+			(void)close(b->fds[i]);
+	}
 	g_free(b->real);
+	g_free(b->fds);
 	g_strfreev(b->basedirs);
 	pthread_mutex_destroy(&b->lock);
 	g_free(b);
@@ -288,4 +300,51 @@ char *basedirs_real_inside(struct basedirs_real *b, const char *path,
 	}
 	pthread_mutex_unlock(&b->lock);
 	return inside ? TAKE_PTR(real) : NULL;
+}
+
+int basedirs_open_beneath(struct basedirs_real *b, const char *path,
+			  char **ret_real)
+{
+	struct open_how how = { .flags = O_RDONLY | O_CLOEXEC,
+				.resolve = RESOLVE_BENEATH |
+					   RESOLVE_NO_MAGICLINKS };
+	char proc[64], real[PATH_MAX];
+	int dir = -1, fd;
+	ssize_t n;
+	guint i;
+
+	for (i = 0; b->basedirs[i]; i++) {
+		size_t len = strlen(b->basedirs[i]);
+
+		if (strncmp(path, b->basedirs[i], len) == 0 && path[len] == '/')
+			break;
+	}
+	if (!b->basedirs[i])
+		return -EXDEV;
+	/* opened once, kept: a descriptor is never replaced once valid */
+	pthread_mutex_lock(&b->lock);
+	if (b->fds[i] < 0)
+		b->fds[i] =
+			open(b->basedirs[i], O_PATH | O_DIRECTORY | O_CLOEXEC);
+	dir = b->fds[i];
+	pthread_mutex_unlock(&b->lock);
+	if (dir < 0)
+		return -ENOENT;
+	fd = (int)syscall(SYS_openat2, dir, path + strlen(b->basedirs[i]) + 1,
+			  &how, sizeof(how));
+	if (fd < 0)
+		return -errno;
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	n = readlink(proc, real, sizeof(real) - 1);
+	if (n <= 0 || real[0] != '/') {
+		(void)close(fd);
+		return -ENOENT;
+	}
+	real[n] = '\0';
+	*ret_real = strdup(real);
+	if (!*ret_real) {
+		(void)close(fd);
+		return -ENOMEM;
+	}
+	return fd;
 }

@@ -51,3 +51,14 @@ struct basedirs_real *basedirs_real_free(struct basedirs_real *b);
  * it resolves outside, or not at all. */
 char *basedirs_real_inside(struct basedirs_real *b, const char *path,
 			   bool dir_ok);
+
+/* Open `path`, a file under one of the base directories as they are
+ * listed, read-only, resolved by the kernel beneath that base directory
+ * (openat2 RESOLVE_BENEATH): no link can lead out of it, whatever changes
+ * meanwhile. The descriptor, and the file's real path in *ret_real
+ * (free()); -EXDEV for a path that is under no base directory or a link
+ * that leaves its own (an absolute one, or one into another base
+ * directory: see basedirs_real_inside), -ENOSYS without openat2, another
+ * -errno. */
+int basedirs_open_beneath(struct basedirs_real *b, const char *path,
+			  char **ret_real);

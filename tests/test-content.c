@@ -91,7 +91,9 @@ TEST(rejected_and_outside)
 {
 	struct ctx x = { 0 };
 	struct icon_content ic = { 0 };
-	g_autofree char *broken = NULL, *link = NULL;
+	g_autofree char *broken = NULL, *link = NULL, *up = NULL;
+	g_autofree char *inside = NULL, *svg = NULL;
+	_cleanup_free_ char *real = NULL;
 
 	ASSERT_EQ_INT(setup(&x), 0);
 	broken = path_of(&x, "t/scalable/broken.svg");
@@ -111,6 +113,23 @@ TEST(rejected_and_outside)
 		content_resolve(x.c, x.b, link, ICON_EXT_PNG, 0, false, &ic),
 		-ENOENT);
 	ASSERT_EQ_INT(content_open_source(x.c, link), -ENOENT);
+	/* a relative link out of the base directory likewise */
+	up = path_of(&x, "t/16/up.png");
+	ASSERT_EQ_INT(symlink("../../../../../../../../../etc/passwd", up), 0);
+	ASSERT_EQ_INT(
+		content_resolve(x.c, x.b, up, ICON_EXT_PNG, 0, false, &ic),
+		-ENOENT);
+	/* one that stays inside is followed: its rendered key is the real
+	 * file's */
+	inside = path_of(&x, "t/16/inside.svg");
+	svg = path_of(&x, "t/scalable/a.svg");
+	real = realpath(svg, NULL);
+	ASSERT_EQ_INT(symlink("../scalable/a.svg", inside), 0);
+	ASSERT_EQ_INT(
+		content_resolve(x.c, x.b, inside, ICON_EXT_SVG, 24, false, &ic),
+		0);
+	ASSERT_EQ_STR(ic.stored.source, real);
+	icon_content_clear(&ic);
 	teardown(&x);
 }
 
