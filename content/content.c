@@ -170,8 +170,10 @@ static int open_real(struct content *c, const char *source, char **ret_real)
 	_cleanup_free_ char *real = NULL;
 	int fd;
 
+	/* -EPERM: a seccomp filter (a service's SystemCallFilter) that does
+	 * not know openat2 */
 	fd = basedirs_open_beneath(c->real, source, &real);
-	if (fd >= 0 || (fd != -EXDEV && fd != -ENOSYS)) {
+	if (fd >= 0 || (fd != -EXDEV && fd != -ENOSYS && fd != -EPERM)) {
 		if (fd >= 0 && ret_real)
 			*ret_real = TAKE_PTR(real);
 		return fd == -ELOOP ? -ENOENT : fd;
