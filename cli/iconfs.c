@@ -219,7 +219,6 @@ static int cmd_mount(struct cli_options *o)
 		return 1;
 	}
 	(void)store_synth(db, theme);
-	sqlite3_close_v2(TAKE_PTR(db));
 	fo = (struct fs_options){
 		.db = o->db,
 		.shared_db = mount_shared_db(o),
@@ -232,7 +231,12 @@ static int cmd_mount(struct cli_options *o)
 		.budget = o->budget,
 		.ready_fd = ready_fd,
 	};
-	return fs_mount(&fo) < 0 ? 1 : 0;
+	r = fs_mount(&fo);
+	/* Closed last, when the mount's own connections are: a clean end
+	 * leaves the file as checked plus SQLite's own writes, and stamps it
+	 * so (db.h), so that the next login skips the check. */
+	sqlite3_close_v2(TAKE_PTR(db));
+	return r < 0 ? 1 : 0;
 }
 
 static int cmd_umount(struct cli_options *o)

@@ -135,6 +135,13 @@ with tempfile.TemporaryDirectory() as tmp:
         while daemons(mnt) and time.monotonic() < deadline:
             time.sleep(0.05)
         check_eq(daemons(mnt), [], "the daemon exits at unmount")
+        # its checked connection closed last: the index is stamped as it
+        # left it, and the next mount skips the integrity check (db.h)
+        st = os.stat(db)
+        check_eq((os.getxattr(db, "user.iconfs.checked").decode(), os.path.exists(db + "-wal")),
+                 (f"{st.st_ino} {st.st_size} {st.st_mtime_ns // 10**9}."
+                  f"{st.st_mtime_ns % 10**9:09d}", False),
+                 "a clean end stamps the index as checked, with no WAL left")
         with sqlite3.connect(db) as c:
             stored = c.execute("SELECT count(*) FROM blob WHERE status = 0").fetchone()[0]
         check_eq(stored, N, "its renders were stored (the writer thread ran in the daemon)")
