@@ -170,6 +170,19 @@ TEST(budget)
 
 /* The writer serves what it has not stored yet, stores it once the lock
  * is free, and a reader never waits for it. */
+/* A writer that cannot write yet: another connection (as good as another
+ * process) holds the index's write lock until the caller commits. */
+static int store_held_back(struct store **ret, sqlite3 **ret_other)
+{
+	int r = db_connect(db_path, 0, 100, ret_other);
+
+	if (r >= 0)
+		r = store_new(db_path, 1 << 20, ret);
+	if (r >= 0)
+		r = db_exec(*ret_other, "BEGIN IMMEDIATE");
+	return r;
+}
+
 TEST(store_under_lock)
 {
 	sqlite3 *db = open_db();
@@ -180,10 +193,7 @@ TEST(store_under_lock)
 	size_t len = 0;
 
 	ASSERT_TRUE(db);
-	ASSERT_EQ_INT(db_connect(db_path, 0, 100, &other), 0);
-	ASSERT_EQ_INT(store_new(db_path, 1 << 20, &s), 0);
-	/* another connection (as good as another process) holds the lock */
-	ASSERT_EQ_INT(db_exec(other, "BEGIN IMMEDIATE"), 0);
+	ASSERT_EQ_INT(store_held_back(&s, &other), 0);
 	store_put(s, &k, 0, "queued", 6, false);
 	ASSERT_EQ_INT(store_get_pending(s, &k, &data, &len), 0);
 	ASSERT_EQ_INT(len, 6);
@@ -291,10 +301,8 @@ TEST(store_pending_read)
 	size_t len = 0;
 
 	ASSERT_TRUE(db);
-	ASSERT_EQ_INT(db_connect(db_path, 0, 100, &other), 0);
-	ASSERT_EQ_INT(store_new(db_path, 1 << 20, &s), 0);
-	/* held back: both stay queued while they are asked for */
-	ASSERT_EQ_INT(db_exec(other, "BEGIN IMMEDIATE"), 0);
+	/* both stay queued while they are asked for */
+	ASSERT_EQ_INT(store_held_back(&s, &other), 0);
 	store_put(s, &read, 0, "png", 3, true);
 	store_put(s, &statted, 0, "png", 3, true);
 	for (int i = 0; i < 3; i++) {
