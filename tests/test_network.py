@@ -7,16 +7,21 @@ the place; a directory there that others may write is refused for the
 runtime directory. An icon added on the server side (not through the sshfs
 mount, so no inotify event here) is served within 35 s. Two hosts (two
 machine ids, through a mount namespace made by root) given the same
-explicit --db on the sshfs open two different files."""
+explicit --db on the sshfs open two different files. An index there is
+never stamped as checked (sshfs has no user xattrs): damage with its mtime
+kept is still found and the file moved aside."""
+import errno
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import tempfile
 import time
 
 import asuser
-from common import ICONFS, check, check_eq, finish, need_fuse, scalable_theme, skip, svg_square
+from common import (ICONFS, check, check_eq, errno_of, finish, need_fuse, scalable_theme, skip,
+                    svg_square)
 
 need_fuse()
 for tool in ("/usr/sbin/sshd", "sshfs", "ssh-keygen"):
@@ -168,6 +173,30 @@ with tempfile.TemporaryDirectory() as tmp:
              [f"shared.{ids[0]}.sqlite", f"shared.{ids[1]}.sqlite"],
              "two hosts open two different files")
     check(not os.path.exists(os.path.join(srv, "shared.sqlite")), "never the shared name")
+
+    # sshfs has no user xattrs: no index there is ever stamped as checked
+    # (db.h), so damage made outside SQLite, its mtime kept, is still found
+    with open("/etc/machine-id") as f:
+        mine = os.path.join(srv, f"mine.{f.read().strip()}.sqlite")
+    for _ in range(2):
+        p = subprocess.run([ICONFS, "index", "--db", os.path.join(net, "mine.sqlite"),
+                            "--icon-dirs", bases], capture_output=True, text=True)
+        check_eq(p.returncode, 0, f"iconfs index --db on the sshfs ({p.stderr.strip()})")
+    check_eq(errno_of(lambda: os.getxattr(os.path.join(net, os.path.basename(mine)),
+                                          "user.iconfs.checked")),
+             errno.EOPNOTSUPP, "no stamp on the sshfs")
+    with sqlite3.connect(mine) as c:
+        page, size = c.execute("SELECT rootpage, (SELECT page_size FROM pragma_page_size) "
+                               "FROM sqlite_schema WHERE name = 'icon'").fetchone()
+    st = os.stat(mine)
+    with open(mine, "r+b") as f:
+        f.seek((page - 1) * size)
+        f.write(b"\xff" * size)
+    os.utime(mine, ns=(st.st_atime_ns, st.st_mtime_ns))
+    p = subprocess.run([ICONFS, "index", "--db", os.path.join(net, "mine.sqlite"),
+                        "--icon-dirs", bases], capture_output=True, text=True)
+    check(p.returncode == 0 and "moved aside" in p.stderr and os.path.exists(mine + ".broken"),
+          f"the damage is found and the file moved aside ({p.returncode}, {p.stderr.strip()})")
 
     subprocess.run(["fusermount3", "-u", net], capture_output=True)
     sshd.send_signal(signal.SIGTERM)
