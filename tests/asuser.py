@@ -9,7 +9,18 @@ root only to run, on the child's request, the few commands that need root
 (`as_root`: dropping the page cache, mounting a small tmpfs or an overlay),
 then exits with the child's status. Started as a user, drop() does nothing
 and as_root() fails.
+
+The user must reach the checkout: the tests, their data and the built
+programs. A clone in root's home (/root is 0700) is out of its reach, so
+scripts/test, run as root, first calls `asuser.py grant STATE PATH...`:
+search permission for USER on each directory above a PATH that it cannot
+enter (a POSIX ACL entry, setfacl), written down in STATE and taken back
+by `asuser.py revoke STATE` when the run ends. Where that is not enough
+(files only their owner may read, a filesystem without ACLs) it says so
+in one line and the run stops; drop() checks the same for a test started
+some other way.
 """
+import json
 import os
 import pwd
 import signal
@@ -64,6 +75,102 @@ def _serve(sock, child):
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
 
 
+def _user_may(pw, path, mode):
+    """Whether `pw`'s user may access `path` with `mode` (os.access in a
+    child that has become the user)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setgroups([])
+            os.setresgid(pw.pw_gid, pw.pw_gid, pw.pw_gid)
+            os.setresuid(pw.pw_uid, pw.pw_uid, pw.pw_uid)
+            os._exit(0 if os.access(path, mode) else 1)
+        except BaseException:
+            os._exit(2)
+    _, status = os.waitpid(pid, 0)
+    return os.waitstatus_to_exitcode(status) == 0
+
+
+def _need(path):
+    """What the user needs of `path`: read (and list, for a directory)."""
+    return os.R_OK | os.X_OK if os.path.isdir(path) else os.R_OK
+
+
+def unreachable(pw, paths):
+    """The first of `paths` that `pw`'s user cannot read, with a line on
+    why and what to do; None when it reaches them all."""
+    for path in paths:
+        if _user_may(pw, path, _need(path)):
+            continue
+        d = os.path.dirname(os.path.abspath(path))
+        while d != "/" and _user_may(pw, d, os.X_OK):
+            d = os.path.dirname(d)
+        where = (f"its directory '{d}' (mode {stat.S_IMODE(os.stat(d).st_mode):o}) bars it"
+                 if not _user_may(pw, d, os.X_OK) else
+                 f"its mode is {stat.S_IMODE(os.stat(path).st_mode):o}")
+        return (f"the tests run as the user '{USER}', who cannot read '{path}': {where}; "
+                f"clone the checkout where other users may read it (/tmp, /srv, a home "
+                f"of mode 0755), or run the tests as yourself rather than root")
+    return None
+
+
+def _acl(path):
+    """The extended ACL entries of `path` (getfacl's, without the base)."""
+    p = subprocess.run(["getfacl", "--skip-base", "--omit-header", "--absolute-names", path],
+                       capture_output=True, text=True)
+    return p.stdout.strip() if p.returncode == 0 else ""
+
+
+def grant(state, paths):
+    """Search permission for USER on every directory above `paths` that
+    it cannot enter, recorded in the file `state` for revoke(); 0, or 1
+    with one line on stderr when the user still cannot read them."""
+    pw = _user()
+    granted = []
+    for path in paths:
+        d = os.path.dirname(os.path.abspath(path))
+        chain = []
+        while True:
+            chain.append(d)
+            if d == "/":
+                break
+            d = os.path.dirname(d)
+        for d in reversed(chain):
+            if _user_may(pw, d, os.X_OK):
+                continue
+            had = bool(_acl(d))
+            if subprocess.run(["setfacl", "-m", f"u:{USER}:x", d],
+                              capture_output=True).returncode != 0:
+                break
+            granted.append((d, had))
+    with open(state, "w") as f:
+        json.dump(granted, f)
+    why = unreachable(pw, paths)
+    if why:
+        revoke(state)
+        print(f"asuser: {why}", file=sys.stderr)
+        return 1
+    for d, _ in granted:
+        print(f"asuser: '{USER}' may enter '{d}' for this run (an ACL entry, taken back "
+              f"at its end)")
+    return 0
+
+
+def revoke(state):
+    """Take back what grant() gave (the file `state` says what)."""
+    try:
+        with open(state) as f:
+            granted = json.load(f)
+    except (OSError, ValueError):
+        return 0
+    for d, had in reversed(granted):
+        # an ACL made only for the run goes whole (mask included)
+        argv = ["setfacl", "-x", f"u:{USER}", d] if had else ["setfacl", "-b", d]
+        subprocess.run(argv, capture_output=True)
+    os.unlink(state)
+    return 0
+
+
 def drop(writable=()):
     """Go on as USER when running as root (see the module's comment).
     `writable`: directories (made if missing) that the user must be able to
@@ -72,6 +179,11 @@ def drop(writable=()):
     if os.geteuid() != 0:
         return
     pw = _user()
+    here = os.path.dirname(os.path.abspath(__file__))
+    why = unreachable(pw, [os.path.join(here, "common.py"), os.path.join(here, "data")])
+    if why:
+        print(f"asuser: {why} (scripts/test grants it for a run)", flush=True)
+        sys.exit(1)
     run = _prepare(pw)
     for d in writable:
         os.makedirs(d, exist_ok=True)
@@ -108,3 +220,11 @@ def as_root(*argv):
 def drop_caches():
     """Write back and drop the page cache, dentries and inodes (root)."""
     return as_root("sh", "-c", "sync && echo 3 > /proc/sys/vm/drop_caches")
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 3 and sys.argv[1] == "grant":
+        sys.exit(grant(sys.argv[2], sys.argv[3:]))
+    if len(sys.argv) == 3 and sys.argv[1] == "revoke":
+        sys.exit(revoke(sys.argv[2]))
+    sys.exit("usage: asuser.py grant STATE PATH... | revoke STATE")

@@ -1,6 +1,8 @@
 """A cached Debian tree made with debootstrap, for the tests that need one
 (test_login.py boots one as its box, test_flatpak.py makes a Flatpak
-runtime of its /usr). Not a test: a module they import, run as root.
+runtime of its /usr) and for building the package in a clean chroot
+(`scripts/package --chroot`, which runs `python3 tests/debootstrap.py
+build BOX SRC`). Not a test: a module they import, run as root.
 
 A tree lives in a folder of its own under the build directory (BOX/root),
 beside its stamp (the suite, the mirror, the variant and the package list
@@ -10,11 +12,13 @@ so that a killed build never leaves half a tree where a whole one is
 looked for; the leftovers of one are removed by the next.
 """
 import fcntl
+import glob
 import os
 import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 
@@ -134,3 +138,66 @@ def _build(box, want, suite, url, packages, what):
     took = time.monotonic() - t0
     print(f"{what} built in {took:.0f} s", flush=True)
     return root, took
+
+
+# ------------------------------------------------- the package's build chroot
+
+def build_depends(control):
+    """The Build-Depends of a debian/control, as package names to install
+    (the first of each alternative, without versions or profiles;
+    debhelper-compat is debhelper's), with build-essential, which a build
+    chroot has by definition (Debian Policy 4.2)."""
+    text = open(control).read()
+    m = re.search(r"^Build-Depends(?:-Arch|-Indep)?:(.*?)(?=^\S|\Z)", text, re.M | re.S)
+    names = {"build-essential"}
+    for dep in (m.group(1) if m else "").split(","):
+        name = re.split(r"[\s(\[<|:]", dep.strip(), maxsplit=1)[0]
+        if name:
+            names.add("debhelper" if name == "debhelper-compat" else name)
+    return sorted(names)
+
+
+def build_in_chroot(box, src):
+    """dpkg-buildpackage -b -us -uc of the source tree `src` inside the
+    cached chroot box/root, made with debootstrap (minbase) and the tree's
+    Build-Depends only, as sbuild and pbuilder build: a dependency missing
+    from debian/control fails here. The chroot's / is not a mount point and
+    it has no /dev/fuse, no systemd and no network use; /proc is mounted in
+    a mount namespace of the build's own. The results (.deb, .changes,
+    .buildinfo) land beside `src`, as dpkg-buildpackage leaves them; the
+    exit status is the build's."""
+    src = os.path.abspath(src)
+    os.makedirs(box, exist_ok=True)
+    lock = open(os.path.join(box, "lock"), "w")
+    root, _ = ensure(box, build_depends(os.path.join(src, "debian", "control")), lock,
+                     "the package's build chroot")
+    # a directory of this build's own: two builds may share the tree
+    os.makedirs(os.path.join(root, "build"), exist_ok=True)
+    work = tempfile.mkdtemp(prefix="iconfs-", dir=os.path.join(root, "build"))
+    try:
+        inside = os.path.join(work, os.path.basename(src))
+        shutil.copytree(src, inside, symlinks=True)
+        env = {"PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "HOME": "/nonexistent",
+               "LC_ALL": "C.UTF-8", "TERM": "dumb",
+               "DEB_BUILD_OPTIONS": os.environ.get("DEB_BUILD_OPTIONS", "")}
+        rel = "/" + os.path.relpath(inside, root)
+        script = ('mount -t proc proc "$1/proc" && '
+                  'exec chroot "$1" sh -c \'cd "$1" && dpkg-buildpackage -b -us -uc -Jauto\' sh "$2"')
+        rc = subprocess.run(["unshare", "--mount", "--propagation", "private",
+                             "sh", "-c", script, "sh", root, rel],
+                            env=env, stdin=subprocess.DEVNULL).returncode
+        for f in glob.glob(os.path.join(work, "*")):
+            if f.endswith((".deb", ".changes", ".buildinfo")):
+                shutil.move(f, os.path.dirname(src))
+        return rc
+    finally:
+        remove_tree(work)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 4 or sys.argv[1] != "build":
+        sys.exit("usage: debootstrap.py build BOX SRC")
+    try:
+        sys.exit(build_in_chroot(sys.argv[2], sys.argv[3]))
+    except AssertionError as e:
+        sys.exit(f"package: {e}")
