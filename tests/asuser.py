@@ -99,10 +99,10 @@ def _need(path):
 def unreachable(pw, paths):
     """The first of `paths` that `pw`'s user cannot read, with a line on
     why and what to do; None when it reaches them all."""
-    for path in paths:
+    for path in map(os.path.abspath, paths):
         if _user_may(pw, path, _need(path)):
             continue
-        d = os.path.dirname(os.path.abspath(path))
+        d = os.path.dirname(path)
         while d != "/" and _user_may(pw, d, os.X_OK):
             d = os.path.dirname(d)
         where = (f"its directory '{d}' (mode {stat.S_IMODE(os.stat(d).st_mode):o}) bars it"

@@ -22,8 +22,10 @@ as the user and in the user's session; this side judges:
  6. `systemctl --user stop iconfs.service` leaves no mount;
  7. a change of GNOME's icon-theme setting is followed within 1 s;
  8. the daemon's messages are in `journalctl --user -u iconfs`;
- 9. the package built without lintian errors, `dpkg -i` installed it and
-    enabled the user unit for every user and the shared layer's path unit;
+ 9. the package built in a clean debootstrap chroot of its Build-Depends
+    (`scripts/package --chroot`), its unit tests run there and passed, no
+    lintian error; `dpkg -i` installed it and enabled the user unit for
+    every user and the shared layer's path unit;
 10. the installation started the shared layer's build without making dpkg
     wait, and the confined iconfs-shared.service made
     /var/cache/iconfs/shared.sqlite (root's, 0644) that the user's
@@ -48,6 +50,7 @@ ICONFS_KEEP_BOX=1 keeps the run's directory (overlay, results) for a look.
 The figures of 4 and 5 are printed for scripts/bench as
 `K1 kill=SECONDS hang=SECONDS watchdog=SECONDS` ("none": not measured).
 """
+import glob
 import json
 import os
 import re
@@ -124,13 +127,13 @@ def ensure_image(lock, deb):
 # ---------------------------------------------------------------- the packages
 
 def build_package(outdir):
-    """scripts/package OUTDIR (the run's own directory: a run beside it
-    builds its own): (the iconfs .deb, seconds, exit status, lintian's
-    verdict, scripts/package's output)."""
+    """scripts/package --chroot OUTDIR (the run's own directory: a run
+    beside it builds its own), in the clean build chroot: (the iconfs .deb,
+    seconds, exit status, lintian's verdict, scripts/package's output)."""
     t0 = time.monotonic()
     # a process group of its own: an interrupted run ends all of it (TERM
     # first: scripts/package removes its temporary tree)
-    p = subprocess.Popen([PACKAGE, outdir], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    p = subprocess.Popen([PACKAGE, "--chroot", outdir], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True, stdin=subprocess.DEVNULL, start_new_session=True)
     try:
         stdout, stderr = p.communicate()
@@ -471,12 +474,19 @@ def ran_well(st, before=None):
 
 def judge_package(r, build):
     """9-14: the package, its shared layer, its trigger, an upgrade, its purge."""
-    deb, took, rc, verdict = build
+    deb, took, rc, verdict, out = build
     say(f"9. scripts/package built {os.path.basename(deb)} in {took:.1f} s "
         f"(exit status {rc}; {verdict})")
     check(rc == 0 and verdict.startswith("lintian: 0 errors"),
           f"9. scripts/package builds the package with no lintian error: exit status {rc}, "
           f"{verdict}")
+    # dh_auto_test's meson test lines: every unit test of the tree, each OK
+    ran = dict(re.findall(r"^\s*\d+/\d+ iconfs:unit / (\S+)\s+(\S+)", out, re.M))
+    want = {os.path.basename(f)[5:-2] for f in glob.glob(os.path.join(HERE, "test-*.c"))}
+    say(f"9. unit tests run by the package build in its chroot: "
+        f"{sum(v == 'OK' for v in ran.values())} of {len(want)} OK")
+    check(set(ran) == want and all(v == "OK" for v in ran.values()),
+          f"9. the package build runs every unit test and each passes: {ran}, want {sorted(want)}")
 
     inst = r.get("package") or {}
     say(f"9. dpkg -i {inst.get('deb')} in the box: exit status {inst.get('rc')} in "
@@ -700,7 +710,7 @@ def main():
               f"the box booted, ran its checks and powered off (nspawn exit status {rc}, "
               f"steps {results.get('steps')})")
         judge(results)
-        judge_package(results, (deb, package_s, package_rc, verdict))
+        judge_package(results, (deb, package_s, package_rc, verdict, package_out))
         figures(results, package_s, built, took, time.monotonic() - t_start)
         if common.failures:
             res = os.path.join(work, "results")
