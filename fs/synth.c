@@ -7,13 +7,14 @@
 #include "iconcache.h"
 #include "index.h"
 #include "synth.h"
+#include "theme.h"
 #include "time-util.h"
 #include "view.h"
 
 /* Which rules built a stored file: this version, and the format of what
  * is synthesized (bumped whenever the files' content changes for the same
- * index, e.g. the symbolic rule). */
-#define SYNTH_FORMAT  "2"
+ * index: 2 the symbolic rule, 3 hicolor's real directories). */
+#define SYNTH_FORMAT  "3"
 #define SYNTH_MADE_BY ICONFS_VERSION "/" SYNTH_FORMAT
 
 struct synth {
@@ -282,6 +283,29 @@ int synth_names(struct synth *s, struct lookup *l, const char *theme, bool svg,
 			 (gpointer *)ret);
 }
 
+/* A real directory's group, as its theme's own index.theme describes it
+ * (a group already written, one of the synthesized views, is kept). */
+static void index_theme_dir(GKeyFile *kf, const struct lookup_dir *d)
+{
+	static const char *const types[] = { [THEME_DIR_FIXED] = "Fixed",
+					     [THEME_DIR_SCALABLE] = "Scalable",
+					     [THEME_DIR_THRESHOLD] = "Threshold" };
+
+	if (g_key_file_has_group(kf, d->path) || d->type < 0 ||
+	    d->type >= (int)ELEMENTSOF(types))
+		return;
+	g_key_file_set_integer(kf, d->path, "Size", d->size);
+	if (d->scale != 1)
+		g_key_file_set_integer(kf, d->path, "Scale", d->scale);
+	g_key_file_set_string(kf, d->path, "Type", types[d->type]);
+	if (d->type == THEME_DIR_SCALABLE) {
+		g_key_file_set_integer(kf, d->path, "MinSize", d->min_size);
+		g_key_file_set_integer(kf, d->path, "MaxSize", d->max_size);
+	} else if (d->type == THEME_DIR_THRESHOLD) {
+		g_key_file_set_integer(kf, d->path, "Threshold", d->threshold);
+	}
+}
+
 /* Written by GKeyFile, so that values from the theme's own file (Name,
  * Comment, Example) are escaped as GKeyFile (and so every toolkit) reads
  * them back: an escaped newline cannot start a group of its own. */
@@ -293,6 +317,7 @@ static int build_index_theme(struct synth *s, struct lookup *l,
 	g_autoptr(GArray) sizes = NULL;
 	g_autoptr(GPtrArray) dirs = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) scaled = g_ptr_array_new_with_free_func(g_free);
+	g_autoptr(GArray) real = NULL;
 	const char *top = "Icon Theme";
 	char *list, *text;
 	gsize len;
@@ -317,6 +342,20 @@ static int build_index_theme(struct synth *s, struct lookup *l,
 		g_ptr_array_add(scaled, g_strdup_printf("%dx%d@2", n, n));
 	}
 	g_ptr_array_add(dirs, g_strdup("scalable"));
+	if (streq(theme, "hicolor")) {
+		r = lookup_theme_dirs(l, theme, &real);
+		if (r < 0)
+			return r;
+		for (unsigned i = 0; i < real->len; i++) {
+			const char *path = g_array_index(real, struct lookup_dir, i).path;
+
+			if (!g_ptr_array_find_with_equal_func(dirs, path, g_str_equal,
+							      NULL) &&
+			    !g_ptr_array_find_with_equal_func(scaled, path, g_str_equal,
+							      NULL))
+				g_ptr_array_add(dirs, g_strdup(path));
+		}
+	}
 	g_ptr_array_add(dirs, NULL);
 	g_ptr_array_add(scaled, NULL);
 	/* comma-separated, as the specification writes lists (GKeyFile's
@@ -340,6 +379,8 @@ static int build_index_theme(struct synth *s, struct lookup *l,
 	g_key_file_set_integer(kf, "scalable", "MinSize", 1);
 	g_key_file_set_integer(kf, "scalable", "MaxSize", 1024);
 	g_key_file_set_string(kf, "scalable", "Type", "Scalable");
+	for (unsigned i = 0; real && i < real->len; i++)
+		index_theme_dir(kf, &g_array_index(real, struct lookup_dir, i));
 	text = g_key_file_to_data(kf, &len, NULL);
 	*ret = g_bytes_new_take(text, len);
 	return 0;

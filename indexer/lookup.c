@@ -482,6 +482,53 @@ int lookup_chain_sizes(struct lookup *l, const char *theme, int max,
 	return 0;
 }
 
+static void lookup_dir_clear(gpointer p)
+{
+	g_free(((struct lookup_dir *)p)->path);
+}
+
+int lookup_theme_dirs(struct lookup *l, const char *theme, GArray **ret)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	GArray *dirs;
+	int r;
+
+	r = db_query_row(l->db, &q,
+			 "SELECT s.path, s.size, s.scale, s.type, s.min_size, "
+			 "s.max_size, s.threshold FROM theme t "
+			 "LEFT JOIN subdir s ON s.theme_id = t.id "
+			 "WHERE t.name = ?1 AND t.valid ORDER BY s.pos",
+			 "t", theme);
+	if (r < 0)
+		return r;
+	dirs = g_array_new(FALSE, FALSE, sizeof(struct lookup_dir));
+	g_array_set_clear_func(dirs, lookup_dir_clear);
+	do {
+		struct lookup_dir d;
+
+		if (sqlite3_column_type(q, 0) == SQLITE_NULL) {
+			r = SQLITE_DONE; /* a theme without directories */
+			break;
+		}
+		d = (struct lookup_dir){
+			.path = g_strdup(db_column_str(q, 0)),
+			.size = sqlite3_column_int(q, 1),
+			.scale = sqlite3_column_int(q, 2),
+			.type = sqlite3_column_int(q, 3),
+			.min_size = sqlite3_column_int(q, 4),
+			.max_size = sqlite3_column_int(q, 5),
+			.threshold = sqlite3_column_int(q, 6),
+		};
+		g_array_append_val(dirs, d);
+	} while ((r = sqlite3_step(q)) == SQLITE_ROW);
+	if (r != SQLITE_ROW && r != SQLITE_DONE) {
+		g_array_unref(dirs);
+		return db_log_error(l->db, r, "cannot read subdirectories");
+	}
+	*ret = dirs;
+	return 0;
+}
+
 int lookup_theme_info(struct lookup *l, const char *theme, char **ret_name,
 		      char **ret_comment, char **ret_example)
 {

@@ -50,6 +50,17 @@ int lookup_names(struct lookup *l, const char *theme, GPtrArray **ret);
 int lookup_chain_sizes(struct lookup *l, const char *theme, int max,
 		       GArray **ret);
 
+/* One directory of a theme as its index.theme describes it. */
+struct lookup_dir {
+	char *path; /* relative to the theme, as listed */
+	int size, scale, type, min_size, max_size, threshold;
+};
+
+/* A theme's own directories (not its chain's) in its index.theme's order;
+ * -ENOENT when no valid theme has that name. The array frees its paths
+ * (g_array_unref). */
+int lookup_theme_dirs(struct lookup *l, const char *theme, GArray **ret);
+
 /* Display strings of a theme's index.theme (g_free each); -ENOENT when no
  * valid theme has that name. */
 int lookup_theme_info(struct lookup *l, const char *theme, char **ret_name,

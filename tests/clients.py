@@ -56,7 +56,8 @@ elif kind == "gtk4":
     for n in names:
         p = it.lookup_icon(n, None, size, 1, Gtk.TextDirection.LTR, 0)
         f = p.get_file()
-        path = f.get_path() if f else ""
+        # GTK's built-in icons are resources: their URI
+        path = (f.get_path() or f.get_uri()) if f else ""
         if path and path.endswith("image-missing.png") and n != "image-missing":
             path = ""
         print(f"{n}\t{path or ''}\t{p.get_intrinsic_width()}x{p.get_intrinsic_height()}")

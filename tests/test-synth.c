@@ -41,6 +41,20 @@ TEST(index_theme)
 	ASSERT_TRUE(dirs && g_str_has_prefix(dirs, "16x16,22x22,") &&
 		    g_str_has_suffix(dirs, ",scalable"));
 	ASSERT_EQ_INT(g_key_file_get_integer(kf, "32x32@2", "Scale", NULL), 2);
+	/* only hicolor's lists its real directories too (GTK's built-in
+	 * icons are attached under them), with their own keys */
+	ASSERT_TRUE(!g_key_file_has_group(kf, "16"));
+	g_clear_pointer(&text, g_bytes_unref);
+	g_clear_pointer(&dirs, g_free);
+	ASSERT_EQ_INT(synth_file(s, f->l, "hicolor", SYNTH_INDEX_THEME, &text), 0);
+	ASSERT_TRUE(g_key_file_load_from_data(kf, g_bytes_get_data(text, NULL),
+					      g_bytes_get_size(text),
+					      G_KEY_FILE_NONE, NULL));
+	dirs = g_key_file_get_string(kf, "Icon Theme", "Directories", NULL);
+	ASSERT_TRUE(dirs && g_str_has_suffix(dirs, ",scalable,64"));
+	ASSERT_EQ_INT(g_key_file_get_integer(kf, "64", "Size", NULL), 64);
+	g_autofree char *type = g_key_file_get_string(kf, "64", "Type", NULL);
+	ASSERT_EQ_STR(type, "Fixed");
 	synth_free(s);
 	fixture_free(f);
 }

@@ -12,7 +12,7 @@ import time
 from common import (REAL_BASES, check, check_eq, counters, finish, forget_working_set, mounted,
                     need_theme, scalable_theme, shared_db, skip, svg_square)
 
-need_theme("Papirus", "breeze", "Adwaita")
+need_theme("Papirus", "breeze", "Adwaita", "oxygen")
 PY = "/usr/bin/python3"
 if not os.path.exists(PY) or not shutil.which("xvfb-run"):
     skip("Debian's python3 and xvfb-run are needed (run scripts/setup)")
@@ -55,6 +55,21 @@ with mounted(db, REAL_BASES, theme="Papirus") as mnt:
         check(path.startswith(f"{mnt}/icons/Adwaita/scalable/") and path.endswith(".svg"),
               f"gtk3 symbolic {name} from scalable/: {path}")
         check_eq((dims, red), ("16x16", "red"), f"gtk3 {name} loads and recolours")
+
+    # GTK's built-in icons (its GResource, attached only under hicolor's
+    # real directory names) stay reachable: the same pick as stock, where
+    # neither oxygen nor hicolor has the name (and GTK's own 'folder')
+    for kind, theme, size, names in (
+            ("gtk4", "oxygen", 16, ["window-close-symbolic", "pan-down-symbolic",
+                                    "open-menu-symbolic"]),
+            ("gtk3", "oxygen", 16, ["window-close-symbolic", "pan-down-symbolic"]),
+            ("gtk3", "hicolor", 24, ["folder"])):
+        stock = client(kind, theme, size, names, original)
+        via = client(kind, theme, size, names, data_dirs)
+        for (name, path, *_), (_, vpath, *_) in zip(stock, via):
+            check("/org/gtk/libgtk/icons/" in path,
+                  f"{kind} {theme} {name} {size} is GTK's built-in stock: {path!r}")
+            check_eq(vpath, path, f"{kind} {theme} {name} {size} through the mount")
 
     # Qt 5 does not say which file it read: first with the mount alone (so
     # it can only find the icons there), then prepended, counting reads of
