@@ -29,11 +29,6 @@ void log_set_level(enum log_level level)
 	max_level = level;
 }
 
-enum log_level log_get_level(void)
-{
-	return max_level;
-}
-
 /* Copy `msg` into `out` (room for `size` bytes) with control characters
  * escaped: a file name holding a newline cannot forge a log line. Returns
  * the length written. */

@@ -15,7 +15,6 @@ enum log_level {
 };
 
 void log_set_level(enum log_level level);
-enum log_level log_get_level(void);
 
 /* A daemon going to the background: from now on every message goes to the
  * journal where the machine has one (through syslog's /dev/log, which

@@ -39,9 +39,6 @@ static char *default_mountpoint(const struct cli_options *o)
 			     : basedirs_default_mountpoint();
 }
 
-/* `iconfs index`: refresh, then store the synthesized files of the default
- * theme, hicolor and the themes in use, so that the next mount serves them
- * at once. */
 /* Store the synthesized files (index.theme, icon-theme.cache, name lists)
  * of `theme` and hicolor that the index does not hold yet, so that a mount
  * serves them at once instead of building them in the first request that
@@ -67,6 +64,9 @@ static int store_synth(sqlite3 *db, const char *theme)
 	return r;
 }
 
+/* `iconfs index`: refresh, then store the synthesized files of the default
+ * theme, hicolor and the themes in use, so that the next mount serves them
+ * at once. */
 static int cmd_index(struct cli_options *o)
 {
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;

@@ -387,16 +387,19 @@ static int db_migrate(sqlite3 *db)
 	}
 }
 
+/* An index is its file and SQLite's two beside it (WAL mode). */
+static const char *const db_file_suffixes[] = { "", "-wal", "-shm" };
+
 static void db_move_aside(const char *path)
 {
-	static const char *const suffixes[] = { "", "-wal", "-shm" };
 	char from[4096], to[4096];
 
 	/* what is moved aside was never checked, whatever its stamp says */
 	(void)removexattr(path, DB_CHECKED_XATTR);
-	for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
-		snprintf(from, sizeof(from), "%s%s", path, suffixes[i]);
-		snprintf(to, sizeof(to), "%s.broken%s", path, suffixes[i]);
+	for (size_t i = 0; i < ELEMENTSOF(db_file_suffixes); i++) {
+		snprintf(from, sizeof(from), "%s%s", path, db_file_suffixes[i]);
+		snprintf(to, sizeof(to), "%s.broken%s", path,
+			 db_file_suffixes[i]);
 		if (rename(from, to) < 0 && errno != ENOENT)
 			(void)unlink(from);
 	}
@@ -590,10 +593,8 @@ long long db_meta_get_int(sqlite3 *db, const char *key, long long def)
 
 void db_unlink(const char *path, bool main_too)
 {
-	static const char *const suffixes[] = { "", "-wal", "-shm" };
-
-	for (size_t i = main_too ? 0 : 1; i < ELEMENTSOF(suffixes); i++) {
-		g_autofree char *p = g_strconcat(path, suffixes[i], NULL);
+	for (size_t i = main_too ? 0 : 1; i < ELEMENTSOF(db_file_suffixes); i++) {
+		g_autofree char *p = g_strconcat(path, db_file_suffixes[i], NULL);
 
 		(void)unlink(p);
 	}

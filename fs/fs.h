@@ -1,6 +1,8 @@
-/* The mount: the FUSE session and its low-level handlers, which stay thin
- * (each calls one tree_*, listing_* or file_* function and replies once). What a name means is in tree.h and view.h, what a file
- * holds in content.h, what a directory lists in listing.h. */
+/* The mount: the FUSE session and its low-level handlers, which stay thin:
+ * each replies exactly once, and leaves what a name means to tree.h and
+ * view.h (a LOOKUP also asks the prefetch whether to render ahead), what a
+ * file holds to content.h and file.h, what a directory lists to listing.h
+ * (a READDIRPLUS adds each entry's attributes from tree.h). */
 #pragma once
 
 #include <stdbool.h>

@@ -78,8 +78,8 @@ static void fs_theme_changed(const char *theme, enum desktop_source source,
 int fs_mount(const struct fs_options *o)
 {
 	const char *mnt = o->mountpoint;
-	/* auto_unmount: when the daemon dies, however it dies, the mount
-	 * goes with it and the directory is an ordinary one again. */
+	/* auto_unmount where fusermount3 honours it; how a dead mount goes
+	 * away for a user is told in mountpoint.h. */
 	char *argv[] = { "iconfs", "-o",
 			 "ro,default_permissions,fsname=iconfs,subtype=iconfs,"
 			 "auto_unmount",

@@ -373,10 +373,9 @@ static int resolve_icon(struct tree *t, struct tree_ctx *x, enum tree_kind kind,
 	return r == -EIO || r == -EAGAIN ? r : r < 0 ? -ENOENT : 0;
 }
 
-/* What `name` in directory `p` would be, from the name grammar alone (no
- * index): the child's kind, theme, size, scale and icon name. */
-/* What `name` in directory `p` is, from the name grammar (view.h) alone:
- * no index query. */
+/* What `name` in directory `p` would be, from the name grammar (view.h)
+ * alone, no index query: the child's kind, theme, size, scale and icon
+ * name. */
 static int child_parse(struct tree *t, const struct tree_node *p,
 		       const char *name, enum tree_kind *ret_kind,
 		       char **ret_theme, int *ret_size, int *ret_scale,

@@ -30,7 +30,8 @@ struct watchdog {
 	int ping, answer; /* its stdin and stdout */
 };
 
-int watchdog_notify(const char *state)
+/* Send one state string to $NOTIFY_SOCKET; 0 when there is none. */
+static int watchdog_notify(const char *state)
 {
 	const char *path = getenv("NOTIFY_SOCKET");
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };

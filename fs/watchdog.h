@@ -5,7 +5,7 @@
  * whenever a thread of ours pokes it, a request that goes through the
  * kernel to the loop's threads: when they hang, the ping hangs with them,
  * systemd stops hearing from us and kills and restarts the unit
- * (auto_unmount then takes the dead mount away). Never a thread of the
+ * (how its dead mount then goes: mountpoint.h). Never a thread of the
  * daemon: one waiting on its own mount would keep the killed daemon from
  * exiting. Without NOTIFY_SOCKET this does nothing. */
 #pragma once
@@ -19,6 +19,3 @@ void watchdog_stop(struct watchdog *w);
 /* The pinger's process: for each byte on stdin, one getxattr of
  * `mountpoint`, then the byte back on stdout. Returns the exit status. */
 int watchdog_ping_main(const char *mountpoint);
-
-/* Send one state string to $NOTIFY_SOCKET; 0 when there is none. */
-int watchdog_notify(const char *state);

@@ -28,7 +28,8 @@ static char *home_path(const char *suffix)
 	return g_build_filename(g_get_home_dir(), suffix, NULL);
 }
 
-char *basedirs_default_db(void)
+/* $XDG_CACHE_HOME/iconfs/index.sqlite */
+static char *basedirs_default_db(void)
 {
 	const char *cache = getenv("XDG_CACHE_HOME");
 	if (cache && *cache == '/')
@@ -37,7 +38,8 @@ char *basedirs_default_db(void)
 	return g_build_filename(dflt, "iconfs", "index.sqlite", NULL);
 }
 
-char *basedirs_machine_id(void)
+/* This machine's id (/etc/machine-id, else the host name). */
+static char *basedirs_machine_id(void)
 {
 	g_autofree char *id = NULL;
 
@@ -145,7 +147,8 @@ char *basedirs_default_mountpoint(void)
 	return g_strdup_printf("/run/user/%u/iconfs", (unsigned)getuid());
 }
 
-char *basedirs_normalize(const char *path)
+/* Lexically normalize an absolute path: collapse "//", "/./", "/x/../". */
+static char *basedirs_normalize(const char *path)
 {
 	g_auto(GStrv) parts = g_strsplit(path, "/", -1);
 	GPtrArray *keep = g_ptr_array_new();

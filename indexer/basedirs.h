@@ -6,9 +6,6 @@
 
 #include <stdbool.h>
 
-/* $XDG_CACHE_HOME/iconfs/index.sqlite */
-char *basedirs_default_db(void);
-
 /* Where the index lives: `explicit_db` (--db) or the default, unless it
  * would lie on a network filesystem (netfs.h), where one file is never
  * shared by two hosts: an explicit one gets a per-host name
@@ -20,9 +17,6 @@ char *basedirs_default_db(void);
 void basedirs_index_path(const char *explicit_db, char **ret_path,
 			 char **ret_why, bool *ret_in_memory);
 
-/* This machine's id (/etc/machine-id, else the host name). */
-char *basedirs_machine_id(void);
-
 /* $XDG_RUNTIME_DIR/iconfs (falls back to /run/user/UID/iconfs) */
 char *basedirs_default_mountpoint(void);
 
@@ -31,9 +25,6 @@ char *basedirs_default_mountpoint(void);
  * /usr/share/pixmaps. Relative entries are made absolute, paths normalized,
  * duplicates and anything equal to or under `mountpoint` dropped. */
 char **basedirs_list(const char *icon_dirs, const char *mountpoint);
-
-/* Lexically normalize an absolute path: collapse "//", "/./", "/x/../". */
-char *basedirs_normalize(const char *path);
 
 /* 1 when `path` equals `dir` or lies under it (lexically, component by
  * component: /a/bc is not under /a/b; everything is under /). */

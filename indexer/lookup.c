@@ -114,28 +114,39 @@ int lookup_name_valid(const char *name)
 }
 
 /* Depth-first, in Inherits order, each theme once. */
-static void chain_walk(struct lookup *l, const char *name, GArray *ids,
-		       GHashTable *seen)
+/* Depth-first through Inherits; a missing theme is skipped, as the
+ * specification says, but an error reading the index is an error (a chain
+ * cut short by it would resolve other icons, and be cached). */
+static int chain_walk(struct lookup *l, const char *name, GArray *ids,
+		      GHashTable *seen)
 {
 	g_auto(GStrv) parents = NULL;
 	long long id;
+	int rc;
 
 	if (ids->len >= CHAIN_MAX || g_hash_table_contains(seen, name))
-		return;
+		return 0;
 	g_hash_table_add(seen, g_strdup(name));
 
 	sqlite3_bind_text(l->theme_get, 1, name, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(l->theme_get) != SQLITE_ROW) {
+	rc = sqlite3_step(l->theme_get);
+	if (rc != SQLITE_ROW) {
 		(void)sqlite3_reset(l->theme_get);
-		return; /* missing themes are skipped */
+		return rc == SQLITE_DONE ? 0
+					 : db_log_error(l->db, rc, "cannot read theme");
 	}
 	id = sqlite3_column_int64(l->theme_get, 0);
 	parents = theme_split_list(db_column_str(l->theme_get, 1));
 	(void)sqlite3_reset(l->theme_get);
 
 	g_array_append_val(ids, id);
-	for (char **p = parents; *p; p++)
-		chain_walk(l, *p, ids, seen);
+	for (char **p = parents; *p; p++) {
+		int r = chain_walk(l, *p, ids, seen);
+
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
 
 /* The ids of the themes searched for `theme`, in search order (hicolor and
@@ -149,9 +160,16 @@ static int lookup_chain(struct lookup *l, const char *theme,
 		g_autoptr(GHashTable) seen = g_hash_table_new_full(
 			g_str_hash, g_str_equal, g_free, NULL);
 
+		int r;
+
 		ids = g_array_new(FALSE, FALSE, sizeof(long long));
-		chain_walk(l, theme, ids, seen);
-		chain_walk(l, "hicolor", ids, seen);
+		r = chain_walk(l, theme, ids, seen);
+		if (r >= 0)
+			r = chain_walk(l, "hicolor", ids, seen);
+		if (r < 0) {
+			g_array_unref(ids);
+			return r;
+		}
 		g_hash_table_insert(l->chains, g_strdup(theme), ids);
 	}
 	*ret_ids = (const long long *)ids->data;
@@ -270,7 +288,6 @@ static int theme_load(struct lookup *l, long long theme_id,
 	return 0;
 }
 
-/* One existing file of the name in the theme. */
 /* A file of the name in one of the theme's directories; `dir` is set
  * (g_strdup) only for the one kept. */
 struct candidate {

@@ -168,8 +168,6 @@ TEST(budget)
 	close_db(db);
 }
 
-/* The writer serves what it has not stored yet, stores it once the lock
- * is free, and a reader never waits for it. */
 /* A writer that cannot write yet: another connection (as good as another
  * process) holds the index's write lock until the caller commits. */
 static int store_held_back(struct store **ret, sqlite3 **ret_other)
@@ -183,6 +181,8 @@ static int store_held_back(struct store **ret, sqlite3 **ret_other)
 	return r;
 }
 
+/* The writer serves what it has not stored yet, stores it once the lock
+ * is free, and a reader never waits for it. */
 TEST(store_under_lock)
 {
 	sqlite3 *db = open_db();
