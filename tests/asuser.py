@@ -91,6 +91,16 @@ def _user_may(pw, path, mode):
     return os.waitstatus_to_exitcode(status) == 0
 
 
+def _parents(path):
+    """The directories above `path`, nearest first, / last."""
+    chain, d = [], os.path.dirname(os.path.abspath(path))
+    while True:
+        chain.append(d)
+        if d == "/":
+            return chain
+        d = os.path.dirname(d)
+
+
 def _need(path):
     """What the user needs of `path`: read (and list, for a directory)."""
     return os.R_OK | os.X_OK if os.path.isdir(path) else os.R_OK
@@ -102,12 +112,11 @@ def unreachable(pw, paths):
     for path in map(os.path.abspath, paths):
         if _user_may(pw, path, _need(path)):
             continue
-        d = os.path.dirname(path)
-        while d != "/" and _user_may(pw, d, os.X_OK):
-            d = os.path.dirname(d)
-        where = (f"its directory '{d}' (mode {stat.S_IMODE(os.stat(d).st_mode):o}) bars it"
-                 if not _user_may(pw, d, os.X_OK) else
-                 f"its mode is {stat.S_IMODE(os.stat(path).st_mode):o}")
+        # the first directory from / down that the user cannot enter
+        bar = next((d for d in reversed(_parents(path)) if not _user_may(pw, d, os.X_OK)),
+                   None)
+        where = (f"its directory '{bar}' (mode {stat.S_IMODE(os.stat(bar).st_mode):o}) bars it"
+                 if bar else f"its mode is {stat.S_IMODE(os.stat(path).st_mode):o}")
         return (f"the tests run as the user '{USER}', who cannot read '{path}': {where}; "
                 f"clone the checkout where other users may read it (/tmp, /srv, a home "
                 f"of mode 0755), or run the tests as yourself rather than root")
@@ -128,14 +137,7 @@ def grant(state, paths):
     pw = _user()
     granted = []
     for path in paths:
-        d = os.path.dirname(os.path.abspath(path))
-        chain = []
-        while True:
-            chain.append(d)
-            if d == "/":
-                break
-            d = os.path.dirname(d)
-        for d in reversed(chain):
+        for d in reversed(_parents(path)):
             if _user_may(pw, d, os.X_OK):
                 continue
             had = bool(_acl(d))
