@@ -156,6 +156,11 @@ static int layer_open(const char *path, sqlite3 **ret, const char **ret_why)
 	return 0;
 }
 
+char *blob_key_text(const struct blob_key *k)
+{
+	return g_strdup_printf("%u:%s", k->px, k->source);
+}
+
 int blob_layer_check(const char *path)
 {
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;

@@ -22,6 +22,10 @@ struct blob_key {
 	long long ino, size, mtime_ns;
 };
 
+/* "PX:SOURCE": a render's name in the tables of renders under way and
+ * queued (g_free). */
+char *blob_key_text(const struct blob_key *k);
+
 /* The prepared reads of connection `db` (borrowed: close it after the
  * reader is freed) and, when `shared` is not NULL, of the shared layer of
  * renders at that path (its own read-only connection, left out when it

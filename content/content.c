@@ -383,7 +383,7 @@ static int content_render(struct content *c, struct blob_reader *b, int fd,
 			  const struct blob_key *k, int ext, bool stored_only,
 			  void **ret_data, size_t *ret_len)
 {
-	g_autofree char *key = g_strdup_printf("%u:%s", k->px, k->source);
+	g_autofree char *key = blob_key_text(k);
 	struct inflight *inf;
 	int r;
 

@@ -63,10 +63,6 @@ struct store {
 	bool stop;		  /* lock */
 };
 
-static char *pending_key(const char *source, unsigned px)
-{
-	return g_strdup_printf("%u:%s", px, source);
-}
 
 static void op_free(struct op *op)
 {
@@ -93,7 +89,7 @@ static void store_enqueue(struct store *s, struct op *op)
 	pthread_mutex_lock(&s->lock);
 	if (op->kind == OP_PUT) {
 		g_hash_table_replace(s->pending,
-				     pending_key(op->source, op->key.px), op);
+				     blob_key_text(&op->key), op);
 		s->pending_bytes += op->len;
 	}
 	g_queue_push_tail(&s->queue, op);
@@ -137,7 +133,7 @@ void store_put(struct store *s, const struct blob_key *k, int status,
 int store_get_pending(struct store *s, const struct blob_key *k,
 		      void **ret_data, size_t *ret_len)
 {
-	g_autofree char *key = pending_key(k->source, k->px);
+	g_autofree char *key = blob_key_text(k);
 	bool lifted = false;
 	struct op *op;
 	int r = -ENOENT;
@@ -299,7 +295,7 @@ static void *store_main(void *arg)
 
 			if (op->kind == OP_PUT) {
 				g_autofree char *key =
-					pending_key(op->source, op->key.px);
+					blob_key_text(&op->key);
 
 				if (g_hash_table_lookup(s->pending, key) == op)
 					g_hash_table_remove(s->pending, key);
