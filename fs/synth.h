@@ -42,9 +42,9 @@ int synth_names(struct synth *s, struct lookup *l, const char *theme, bool svg,
 
 enum synth_file {
 	/* every size view as a Fixed directory, scalable/ as Scalable,
-	 * Inherits=hicolor; hicolor's also lists its real directories as its
-	 * own index.theme does, since GTK attaches its built-in icons (its
-	 * GResource) only under those names of hicolor's */
+	 * Inherits=hicolor; hicolor's also lists those of its real
+	 * directories that GTK attaches its built-in icons (its GResource)
+	 * under, as its own index.theme describes them */
 	SYNTH_INDEX_THEME,
 	/* GTK's cache of the same directories and the name lists */
 	SYNTH_ICON_CACHE,

@@ -24,6 +24,12 @@ TEST(index_theme)
 		      "Inherits=parent\nDirectories=16\n\n[16]\nSize=16\n"
 		      "Type=Fixed\n",
 		      -1);
+	/* one directory GTK attaches built-in icons under, one it does not */
+	fixture_write(f, "hicolor/index.theme",
+		      "[Icon Theme]\nName=Hicolor\nDirectories=64,16x16/actions\n\n"
+		      "[64]\nSize=64\nType=Fixed\n\n[16x16/actions]\nSize=16\n"
+		      "Type=Threshold\n",
+		      -1);
 	ASSERT_EQ_INT(fixture_index(f), 0);
 	ASSERT_EQ_INT(synth_new(&gen, &s), 0);
 	ASSERT_EQ_INT(synth_sizes(f->l, "t", &sizes), 0);
@@ -41,8 +47,8 @@ TEST(index_theme)
 	ASSERT_TRUE(dirs && g_str_has_prefix(dirs, "16x16,22x22,") &&
 		    g_str_has_suffix(dirs, ",scalable"));
 	ASSERT_EQ_INT(g_key_file_get_integer(kf, "32x32@2", "Scale", NULL), 2);
-	/* only hicolor's lists its real directories too (GTK's built-in
-	 * icons are attached under them), with their own keys */
+	/* only hicolor's lists real directories too, those GTK attaches its
+	 * built-in icons under, with their own keys */
 	ASSERT_TRUE(!g_key_file_has_group(kf, "16"));
 	g_clear_pointer(&text, g_bytes_unref);
 	g_clear_pointer(&dirs, g_free);
@@ -51,10 +57,11 @@ TEST(index_theme)
 					      g_bytes_get_size(text),
 					      G_KEY_FILE_NONE, NULL));
 	dirs = g_key_file_get_string(kf, "Icon Theme", "Directories", NULL);
-	ASSERT_TRUE(dirs && g_str_has_suffix(dirs, ",scalable,64"));
-	ASSERT_EQ_INT(g_key_file_get_integer(kf, "64", "Size", NULL), 64);
-	g_autofree char *type = g_key_file_get_string(kf, "64", "Type", NULL);
-	ASSERT_EQ_STR(type, "Fixed");
+	ASSERT_TRUE(dirs && g_str_has_suffix(dirs, ",scalable,16x16/actions"));
+	ASSERT_TRUE(!g_key_file_has_group(kf, "64"));
+	ASSERT_EQ_INT(g_key_file_get_integer(kf, "16x16/actions", "Size", NULL), 16);
+	g_autofree char *type = g_key_file_get_string(kf, "16x16/actions", "Type", NULL);
+	ASSERT_EQ_STR(type, "Threshold");
 	synth_free(s);
 	fixture_free(f);
 }
