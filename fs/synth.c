@@ -13,7 +13,8 @@
 
 /* Which rules built a stored file: this version, and the format of what
  * is synthesized (bumped whenever the files' content changes for the same
- * index: 2 the symbolic rule, 4 hicolor's directories of GTK's built-in icons). */
+ * index: 2 the symbolic rule, 4 hicolor's directories of GTK's built-in
+ * icons). */
 #define SYNTH_FORMAT  "4"
 #define SYNTH_MADE_BY ICONFS_VERSION "/" SYNTH_FORMAT
 
