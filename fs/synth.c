@@ -311,15 +311,14 @@ static bool gtk_builtin_dir(const char *path)
 }
 
 /* A real directory's group, as its theme's own index.theme describes it
- * (a group already written, one of the synthesized views, is kept). */
+ * (its name has a '/': never one of the synthesized views'). */
 static void index_theme_dir(GKeyFile *kf, const struct lookup_dir *d)
 {
 	static const char *const types[] = { [THEME_DIR_FIXED] = "Fixed",
 					     [THEME_DIR_SCALABLE] = "Scalable",
 					     [THEME_DIR_THRESHOLD] = "Threshold" };
 
-	if (d->type < 0 || g_key_file_has_group(kf, d->path) ||
-	    d->type >= (int)ELEMENTSOF(types))
+	if (d->type < 0 || d->type >= (int)ELEMENTSOF(types))
 		return;
 	g_key_file_set_integer(kf, d->path, "Size", d->size);
 	if (d->scale != 1)
@@ -376,12 +375,8 @@ static int build_index_theme(struct synth *s, struct lookup *l,
 		for (unsigned i = 0; i < real->len; i++) {
 			const char *path = g_array_index(real, struct lookup_dir, i).path;
 
-			if (gtk_builtin_dir(path) &&
-			    !g_ptr_array_find_with_equal_func(dirs, path, g_str_equal,
-							      NULL))
+			if (gtk_builtin_dir(path))
 				g_ptr_array_add(dirs, g_strdup(path));
-			else
-				g_array_index(real, struct lookup_dir, i).type = -1;
 		}
 	}
 	g_ptr_array_add(dirs, NULL);
@@ -408,7 +403,8 @@ static int build_index_theme(struct synth *s, struct lookup *l,
 	g_key_file_set_integer(kf, "scalable", "MaxSize", 1024);
 	g_key_file_set_string(kf, "scalable", "Type", "Scalable");
 	for (unsigned i = 0; real && i < real->len; i++)
-		index_theme_dir(kf, &g_array_index(real, struct lookup_dir, i));
+		if (gtk_builtin_dir(g_array_index(real, struct lookup_dir, i).path))
+			index_theme_dir(kf, &g_array_index(real, struct lookup_dir, i));
 	text = g_key_file_to_data(kf, &len, NULL);
 	*ret = g_bytes_new_take(text, len);
 	return 0;

@@ -113,8 +113,7 @@ int lookup_name_valid(const char *name)
 	       !streq(name, ".") && !streq(name, "..");
 }
 
-/* Depth-first, in Inherits order, each theme once. */
-/* Depth-first through Inherits; a missing theme is skipped, as the
+/* Depth-first, in Inherits order, each theme once; a missing theme is skipped, as the
  * specification says, but an error reading the index is an error (a chain
  * cut short by it would resolve other icons, and be cached). */
 static int chain_walk(struct lookup *l, const char *name, GArray *ids,
