@@ -75,15 +75,20 @@ def _serve(sock, child):
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 1)
 
 
+def _become(pw):
+    """This process becomes `pw`'s user for good (no way back to root)."""
+    os.setgroups([])
+    os.setresgid(pw.pw_gid, pw.pw_gid, pw.pw_gid)
+    os.setresuid(pw.pw_uid, pw.pw_uid, pw.pw_uid)
+
+
 def _user_may(pw, path, mode):
     """Whether `pw`'s user may access `path` with `mode` (os.access in a
     child that has become the user)."""
     pid = os.fork()
     if pid == 0:
         try:
-            os.setgroups([])
-            os.setresgid(pw.pw_gid, pw.pw_gid, pw.pw_gid)
-            os.setresuid(pw.pw_uid, pw.pw_uid, pw.pw_uid)
+            _become(pw)
             os._exit(0 if os.access(path, mode) else 1)
         except BaseException:
             os._exit(2)
@@ -201,9 +206,7 @@ def drop(writable=()):
         _serve(parent_end, pid)
     parent_end.close()
     _channel = child_end.makefile("rwb", buffering=0)
-    os.setgroups([])
-    os.setresgid(pw.pw_gid, pw.pw_gid, pw.pw_gid)
-    os.setresuid(pw.pw_uid, pw.pw_uid, pw.pw_uid)
+    _become(pw)
     for k in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
               "DBUS_SESSION_BUS_ADDRESS", "SUDO_USER", "SUDO_UID", "SUDO_GID"):
         os.environ.pop(k, None)

@@ -142,6 +142,17 @@ def _build(box, want, suite, url, packages, what):
 
 # ------------------------------------------------- the package's build chroot
 
+def dep_names(field):
+    """The package names of a dependency field's value: the first of each
+    alternative, without versions, architectures or build profiles."""
+    names = []
+    for dep in field.split(","):
+        name = re.split(r"[\s(\[<|:]", dep.strip(), maxsplit=1)[0]
+        if name:
+            names.append(name)
+    return names
+
+
 def build_depends(control):
     """The Build-Depends of a debian/control, as package names to install
     (the first of each alternative, without versions or profiles;
@@ -149,12 +160,9 @@ def build_depends(control):
     chroot has by definition (Debian Policy 4.2)."""
     text = open(control).read()
     m = re.search(r"^Build-Depends(?:-Arch|-Indep)?:(.*?)(?=^\S|\Z)", text, re.M | re.S)
-    names = {"build-essential"}
-    for dep in (m.group(1) if m else "").split(","):
-        name = re.split(r"[\s(\[<|:]", dep.strip(), maxsplit=1)[0]
-        if name:
-            names.add("debhelper" if name == "debhelper-compat" else name)
-    return sorted(names)
+    names = {"debhelper" if n == "debhelper-compat" else n
+             for n in dep_names(m.group(1) if m else "")}
+    return sorted(names | {"build-essential"})
 
 
 def build_in_chroot(box, src):

@@ -109,10 +109,7 @@ def box_packages(deb):
     pkgs = set(PACKAGES)
     for field in depends.splitlines():
         field = field.split(":", 1)[1] if re.match(r"^[\w-]+:\s", field) else field
-        for dep in field.split(","):
-            name = re.split(r"[\s(:|]", dep.strip(), maxsplit=1)[0]
-            if name:
-                pkgs.add(name)
+        pkgs.update(debootstrap.dep_names(field))
     return sorted(pkgs)
 
 
