@@ -76,8 +76,21 @@ static guint32 append_images(GByteArray *b, guint first, guint last,
 	return off;
 }
 
+/* An image list naming the dirs `in` (guint indexes) as PNG. */
+static guint32 append_images_in(GByteArray *b, GArray *in)
+{
+	guint32 off = append32(b, in->len);
+
+	for (guint i = 0; i < in->len; i++) {
+		append16(b, (guint16)g_array_index(in, guint, i));
+		append16(b, SUFFIX_PNG);
+		append32(b, 0);
+	}
+	return off;
+}
+
 void iconcache_build(GPtrArray *dirs, GPtrArray *names, GPtrArray *svg_names,
-		     GByteArray *b)
+		     GHashTable *only_in, GByteArray *b)
 {
 	g_autoptr(GHashTable) in_svg =
 		g_hash_table_new(g_str_hash, g_str_equal);
@@ -98,6 +111,14 @@ void iconcache_build(GPtrArray *dirs, GPtrArray *names, GPtrArray *svg_names,
 	for (guint i = 0; i < svg_names->len; i++)
 		if (!g_hash_table_contains(in_png, svg_names->pdata[i]))
 			g_ptr_array_add(all, svg_names->pdata[i]);
+	if (only_in) {
+		GHashTableIter it;
+		gpointer name;
+
+		g_hash_table_iter_init(&it, only_in);
+		while (g_hash_table_iter_next(&it, &name, NULL))
+			g_ptr_array_add(all, name);
+	}
 
 	g_byte_array_set_size(b, 0);
 	append16(b, 1); /* major version */
@@ -125,14 +146,16 @@ void iconcache_build(GPtrArray *dirs, GPtrArray *names, GPtrArray *svg_names,
 		guint32 icon = icons_off + 12 * i;
 		bool png = g_hash_table_contains(in_png, name);
 		bool svg = g_hash_table_contains(in_svg, name);
+		GArray *in = png || svg ? NULL : g_hash_table_lookup(only_in, name);
 
 		put32(b, icon, heads[bucket]);
 		heads[bucket] = icon;
 		put32(b, icon + 4, append_str(b, name));
 		put32(b, icon + 8,
-		      png && svg ? list_both
-		      : png	 ? list_png
-				 : list_svg);
+		      in	 ? append_images_in(b, in)
+		      : png && svg ? list_both
+		      : png	   ? list_png
+				   : list_svg);
 	}
 	for (guint i = 0; i < n_buckets; i++)
 		put32(b, hash_off + 4 + 4 * i, heads[i]);

@@ -27,6 +27,8 @@ void listing_free(struct listing *ls)
 		g_ptr_array_unref(ls->icons);
 	if (ls->icon_src)
 		g_ptr_array_unref(ls->icon_src);
+	if (ls->symbolic_src)
+		g_ptr_array_unref(ls->symbolic_src);
 	g_array_unref(ls->inos);
 	g_free(ls);
 }
@@ -93,8 +95,10 @@ static int list_theme(struct tree_ctx *x, const char *theme, struct listing *ls)
 	return r;
 }
 
-/* Icons: symbolic names only as SVG under icons/ (toolkits recolour them),
- * rendered like any other in the flat views. */
+/* Icons: symbolic names under icons/ as SVG, and in a size view as GTK's
+ * pre-encoded NAME.symbolic.png where the theme has one of exactly that
+ * size (toolkits recolour both); rendered like any other in the flat
+ * views. */
 static int list_icons(struct tree *t, struct tree_ctx *x, struct prefetch *pf,
 		      uint64_t ino, const struct tree_node *dir,
 		      struct listing *ls)
@@ -117,6 +121,21 @@ static int list_icons(struct tree *t, struct tree_ctx *x, struct prefetch *pf,
 		    strlen(n) + 4 > NAME_MAX)
 			continue;
 		g_ptr_array_add(ls->icons, (gpointer)n);
+	}
+	if (dir->kind == TREE_SIZEDIR && dir->scale == 1) {
+		unsigned px = (unsigned)dir->size;
+
+		r = synth_symbolic_pngs(x->synth, x->l, dir->theme,
+					&ls->symbolic_src);
+		if (r < 0)
+			return r;
+		for (unsigned i = 0; i < ls->symbolic_src->len; i++) {
+			const char *n = synth_symbolic_png_at(
+				ls->symbolic_src->pdata[i], px);
+
+			if (n && strlen(n) + 4 <= NAME_MAX)
+				g_ptr_array_add(ls->icons, (gpointer)n);
+		}
 	}
 	/* rendered ahead once a program stats one of them, not before */
 	if (pf && !svg)

@@ -19,6 +19,7 @@ struct listing {
 	GArray *types;	  /* unsigned char DT_* per name */
 	GPtrArray *icons; /* icon names borrowed from `icon_src`, or NULL */
 	GPtrArray *icon_src; /* the synthesized name list (a reference) */
+	GPtrArray *symbolic_src; /* synth_symbolic_pngs' (a reference), or NULL */
 	const char *suffix;  /* ".png" or ".svg" */
 	GArray *inos;	     /* uint64_t per entry: names, then icons */
 };

@@ -14,8 +14,8 @@
 /* Which rules built a stored file: this version, and the format of what
  * is synthesized (bumped whenever the files' content changes for the same
  * index: 2 the symbolic rule, 4 hicolor's directories of GTK's built-in
- * icons). */
-#define SYNTH_FORMAT  "4"
+ * icons, 5 pre-encoded symbolic PNGs in size views). */
+#define SYNTH_FORMAT  "5"
 #define SYNTH_MADE_BY ICONFS_VERSION "/" SYNTH_FORMAT
 
 struct synth {
@@ -269,10 +269,35 @@ static int build_index_theme(struct synth *s, struct lookup *l,
 static int build_icon_cache(struct synth *s, struct lookup *l,
 			    const char *theme, gpointer *ret);
 
-enum { KIND_NAMES, KIND_SVG, KIND_INDEX_THEME, KIND_ICON_CACHE };
+static int build_symbolic_pngs(struct synth *s, struct lookup *l,
+			       const char *theme, gpointer *ret)
+{
+	g_autoptr(GPtrArray) all = NULL;
+	GPtrArray *kept;
+	int r;
+
+	(void)s;
+	r = lookup_symbolic_pngs(l, theme, &all);
+	if (r < 0)
+		return r;
+	/* "x.symbolic" of a name that is not symbolic is an icon like any
+	 * other, in every view already */
+	kept = g_ptr_array_new_with_free_func(g_free);
+	for (unsigned i = 0; i < all->len; i++) {
+		const char *name = strchr(all->pdata[i], ' ');
+
+		if (name && view_is_symbolic_png(name + 1))
+			g_ptr_array_add(kept, g_strdup(all->pdata[i]));
+	}
+	*ret = kept;
+	return 0;
+}
+
+enum { KIND_NAMES, KIND_SVG, KIND_SYMBOLIC_PNG, KIND_INDEX_THEME, KIND_ICON_CACHE };
 static const struct kind kinds[] = {
 	[KIND_NAMES] = NAMES_KIND("names", build_names),
 	[KIND_SVG] = NAMES_KIND("svg", build_svg_names),
+	[KIND_SYMBOLIC_PNG] = NAMES_KIND("symbolic.png", build_symbolic_pngs),
 	[KIND_INDEX_THEME] = FILE_KIND("index.theme", build_index_theme),
 	[KIND_ICON_CACHE] = FILE_KIND("icon-theme.cache", build_icon_cache),
 };
@@ -282,6 +307,20 @@ int synth_names(struct synth *s, struct lookup *l, const char *theme, bool svg,
 {
 	return synth_get(s, l, &kinds[svg ? KIND_SVG : KIND_NAMES], theme,
 			 (gpointer *)ret);
+}
+
+int synth_symbolic_pngs(struct synth *s, struct lookup *l, const char *theme,
+			GPtrArray **ret)
+{
+	return synth_get(s, l, &kinds[KIND_SYMBOLIC_PNG], theme, (gpointer *)ret);
+}
+
+const char *synth_symbolic_png_at(const char *entry, unsigned px)
+{
+	char *end;
+	unsigned long n = strtoul(entry, &end, 10);
+
+	return *end == ' ' && n == px ? end + 1 : NULL;
 }
 
 /* Whether GTK (3.24 and 4) ships built-in icons under the hicolor
@@ -415,8 +454,12 @@ static int build_icon_cache(struct synth *s, struct lookup *l,
 {
 	g_autoptr(GArray) sizes = NULL;
 	g_autoptr(GPtrArray) dirs = g_ptr_array_new_with_free_func(g_free);
-	g_autoptr(GPtrArray) names = NULL, svg = NULL;
+	g_autoptr(GPtrArray) names = NULL, svg = NULL, symbolic = NULL;
 	g_autoptr(GPtrArray) png = g_ptr_array_new();
+	g_autoptr(GArray) px = g_array_new(FALSE, FALSE, sizeof(unsigned));
+	/* a pre-encoded symbolic name → the dirs (guint) that list it */
+	g_autoptr(GHashTable) only_in = g_hash_table_new_full(
+		g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_array_unref);
 	GByteArray *out;
 	int r;
 
@@ -425,23 +468,45 @@ static int build_icon_cache(struct synth *s, struct lookup *l,
 		r = synth_names(s, l, theme, false, &names);
 	if (r >= 0)
 		r = synth_names(s, l, theme, true, &svg);
+	if (r >= 0)
+		r = synth_symbolic_pngs(s, l, theme, &symbolic);
 	if (r < 0)
 		return r;
 	for (unsigned scale = 1; scale <= 2; scale++)
 		for (unsigned i = 0; i < sizes->len; i++) {
 			int n = g_array_index(sizes, int, i);
+			unsigned p = (unsigned)n * scale;
 
 			g_ptr_array_add(
 				dirs,
 				scale == 1 ? g_strdup_printf("%dx%d", n, n)
 					   : g_strdup_printf("%dx%d@2", n, n));
+			/* none in the @2 views: GTK 3 and 4 then took
+			 * 24x24@2's at 20 px, where stock draws the SVG */
+			p = scale == 1 ? p : 0;
+			g_array_append_val(px, p);
 		}
 	g_ptr_array_add(dirs, g_strdup("scalable"));
 	for (unsigned i = 0; i < names->len; i++)
 		if (!view_is_symbolic(names->pdata[i]))
 			g_ptr_array_add(png, names->pdata[i]);
+	for (unsigned i = 0; i < symbolic->len; i++)
+		for (guint d = 0; d < px->len; d++) {
+			const char *name = synth_symbolic_png_at(
+				symbolic->pdata[i], g_array_index(px, unsigned, d));
+			GArray *in;
+
+			if (!name)
+				continue;
+			in = g_hash_table_lookup(only_in, name);
+			if (!in) {
+				in = g_array_new(FALSE, FALSE, sizeof(guint));
+				g_hash_table_insert(only_in, (gpointer)name, in);
+			}
+			g_array_append_val(in, d);
+		}
 	out = g_byte_array_new();
-	iconcache_build(dirs, png, svg, out);
+	iconcache_build(dirs, png, svg, only_in, out);
 	*ret = g_byte_array_free_to_bytes(out);
 	return 0;
 }

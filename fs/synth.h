@@ -40,6 +40,17 @@ int synth_sizes(struct lookup *l, const char *theme, GArray **ret);
 int synth_names(struct synth *s, struct lookup *l, const char *theme, bool svg,
 		GPtrArray **ret);
 
+/* GTK's pre-encoded symbolic icons of `theme`'s chain
+ * (lookup_symbolic_pngs' "PX NAME" entries), which a size view lists only
+ * at PX, and only at scale 1: GTK takes NAME.symbolic.png of an exact-size directory before the
+ * SVG, and recolours it without rendering. A new reference. */
+int synth_symbolic_pngs(struct synth *s, struct lookup *l, const char *theme,
+			GPtrArray **ret);
+
+/* The NAME of a synth_symbolic_pngs() entry when its PX is `px`, else
+ * NULL (a pointer into `entry`). */
+const char *synth_symbolic_png_at(const char *entry, unsigned px);
+
 enum synth_file {
 	/* every size view as a Fixed directory, scalable/ as Scalable,
 	 * Inherits=hicolor; hicolor's also lists those of its real

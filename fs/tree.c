@@ -365,6 +365,17 @@ static int resolve_icon(struct tree *t, struct tree_ctx *x, enum tree_kind kind,
 	r = lookup_icon(x->l, theme, name, size, scale, &source, &ext);
 	if (r < 0)
 		return r;
+	if (view_is_symbolic_png(name)) {
+		/* GTK's pre-encoded file as it is, or nothing: a rescale would
+		 * be another picture than GTK's own of the SVG */
+		r = content_resolve(x->content, x->blobs, source, ext,
+				    (unsigned)(size * scale), true, ret);
+		if (r == 0 && !ret->native) {
+			icon_content_clear(ret);
+			r = -ENOENT;
+		}
+		return r == -EIO ? r : r < 0 ? -ENOENT : 0;
+	}
 	r = content_resolve(x->content, x->blobs, source, ext,
 			    (unsigned)(size * scale), x->stored_only, ret);
 	/* A source that cannot be rendered is an I/O error on that file, one

@@ -112,6 +112,13 @@ bool view_is_symbolic(const char *name)
 	return false;
 }
 
+bool view_is_symbolic_png(const char *name)
+{
+	size_t n = strlen(name);
+
+	return n > 9 && streq(name + n - 9, ".symbolic") && view_is_symbolic(name);
+}
+
 int view_nominal_size(const char *name)
 {
 	return view_is_symbolic(name) ? 16 : 48;
@@ -161,7 +168,8 @@ int view_parse_entry(enum tree_kind dir, const char *theme, int size,
 			name, dir == TREE_SCALABLE ? "svg" : "png", &e.name);
 		if (r < 0)
 			return r;
-		if (dir == TREE_SIZEDIR && view_is_symbolic(e.name)) {
+		if (dir == TREE_SIZEDIR && view_is_symbolic(e.name) &&
+		    (scale != 1 || !view_is_symbolic_png(e.name))) {
 			g_free(e.name);
 			return -ENOENT;
 		}

@@ -83,10 +83,15 @@ int view_parse_theme_dir(const char *s, int *ret_size, int *ret_scale);
  * (-ENAMETOOLONG over 255 bytes). */
 int view_parse_icon_file(const char *s, const char *ext, char **ret_name);
 
-/* Icon names served only as SVG under icons/: GTK's symbolic names
- * ("-symbolic", "-symbolic-ltr", "-symbolic-rtl") and their pre-rendered
- * ".symbolic" variants. */
+/* Icon names never rendered as a plain PNG under icons/: GTK's symbolic
+ * names ("-symbolic", "-symbolic-ltr", "-symbolic-rtl") and their
+ * pre-encoded ".symbolic" variants. */
 bool view_is_symbolic(const char *name);
+
+/* A pre-encoded variant ("NAME-symbolic.symbolic", GTK's
+ * NAME-symbolic.symbolic.png): in a size view only as the theme's own
+ * file of exactly that size, never rendered. */
+bool view_is_symbolic_png(const char *name);
 
 /* Nominal lookup size of scalable/<name>.svg: 16 for symbolic names, else
  * 48. */

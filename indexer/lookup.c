@@ -498,6 +498,35 @@ int lookup_chain_sizes(struct lookup *l, const char *theme, int max,
 	return 0;
 }
 
+int lookup_symbolic_pngs(struct lookup *l, const char *theme, GPtrArray **ret)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	g_autofree char *json = NULL;
+	GPtrArray *out;
+	int r, rc;
+
+	r = chain_query(l, theme,
+			"SELECT DISTINCT s.size * s.scale AS px, i.name FROM dir d "
+			"JOIN subdir s ON s.theme_id = d.theme_id AND s.path = d.relpath "
+			"JOIN icon i ON i.listing_id = d.listing_id "
+			"WHERE d.theme_id IN (SELECT value FROM json_each(?1)) "
+			"AND d.kind = 2 AND s.type = 0 AND i.ext = ?2 "
+			"AND substr(i.name, -9) = '.symbolic' ORDER BY px, i.name",
+			ICON_EXT_PNG, &json, &q);
+	if (r < 0)
+		return r;
+	out = g_ptr_array_new_with_free_func(g_free);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+		g_ptr_array_add(out, g_strdup_printf("%d %s", sqlite3_column_int(q, 0),
+						     db_column_str(q, 1)));
+	if (rc != SQLITE_DONE) {
+		g_ptr_array_unref(out);
+		return db_log_error(l->db, rc, "cannot read symbolic icons");
+	}
+	*ret = out;
+	return 0;
+}
+
 static void lookup_dir_clear(gpointer p)
 {
 	g_free(((struct lookup_dir *)p)->path);

@@ -50,6 +50,13 @@ int lookup_names(struct lookup *l, const char *theme, GPtrArray **ret);
 int lookup_chain_sizes(struct lookup *l, const char *theme, int max,
 		       GArray **ret);
 
+/* GTK's pre-encoded symbolic icons ("NAME.symbolic.png", as
+ * gtk-encode-symbolic-svg writes them) in the Fixed directories of the
+ * search chain of `theme`: each entry "PX NAME", NAME without ".png" (so
+ * ending in ".symbolic"), PX the directory's size·scale; sorted by PX, then
+ * NAME, each once (g_ptr_array_unref frees all). */
+int lookup_symbolic_pngs(struct lookup *l, const char *theme, GPtrArray **ret);
+
 /* One directory of a theme as its index.theme describes it. */
 struct lookup_dir {
 	char *path; /* relative to the theme, as listed */

@@ -194,7 +194,7 @@ def errno_of(fn):
 
 
 def is_symbolic(name):
-    """Names served only as SVG under icons/ (fs/view.c)."""
+    """Names never served as a plain PNG under icons/ (fs/view.c)."""
     if name.endswith(".symbolic"):
         name = name[:-len(".symbolic")]
     return name.endswith(("-symbolic", "-symbolic-ltr", "-symbolic-rtl"))

@@ -62,7 +62,11 @@ TEST(read_back)
 	g_autoptr(GPtrArray) names = g_ptr_array_new();
 	g_autoptr(GPtrArray) svgs = g_ptr_array_new();
 	g_autoptr(GByteArray) b = g_byte_array_new();
-	g_autofree char *a = NULL, *sym = NULL, *none = NULL, *z = NULL;
+	g_autoptr(GHashTable) only_in = g_hash_table_new_full(
+		g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_array_unref);
+	GArray *in16 = g_array_new(FALSE, FALSE, sizeof(guint));
+	g_autofree char *a = NULL, *sym = NULL, *none = NULL, *z = NULL,
+			*pre = NULL;
 
 	g_ptr_array_add(dirs, "16x16");
 	g_ptr_array_add(dirs, "48x48@2");
@@ -72,7 +76,10 @@ TEST(read_back)
 	g_ptr_array_add(names, "zz-last");
 	g_ptr_array_add(svgs, "edit-copy");
 	g_ptr_array_add(svgs, "go-next-symbolic");
-	iconcache_build(dirs, names, svgs, b);
+	/* GTK's pre-encoded go-next-symbolic.symbolic.png in 16x16 alone */
+	g_hash_table_insert(only_in, "go-next-symbolic.symbolic", in16);
+	g_array_append_val(in16, (guint){ 0 });
+	iconcache_build(dirs, names, svgs, only_in, b);
 
 	ASSERT_EQ_INT(get16(b, 0), 1); /* major */
 	ASSERT_EQ_INT(get16(b, 2), 0); /* minor */
@@ -84,6 +91,8 @@ TEST(read_back)
 	/* a symbolic name only as SVG in scalable/ */
 	sym = cache_images(b, "go-next-symbolic", 0xe847de27u);
 	ASSERT_EQ_STR(sym, "scalable:2");
+	pre = cache_images(b, "go-next-symbolic.symbolic", 0x6dc08c99u);
+	ASSERT_EQ_STR(pre, "16x16:4");
 	none = cache_images(b, "not-there", 0x0bba8aeau);
 	ASSERT_TRUE(none == NULL);
 }
@@ -97,7 +106,7 @@ TEST(empty_theme)
 	g_autofree char *x = NULL;
 
 	g_ptr_array_add(dirs, "scalable");
-	iconcache_build(dirs, names, svgs, b);
+	iconcache_build(dirs, names, svgs, NULL, b);
 	ASSERT_EQ_INT(get16(b, 0), 1);
 	x = cache_images(b, "anything", 0xec4d5e82u);
 	ASSERT_TRUE(x == NULL);

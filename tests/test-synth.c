@@ -119,7 +119,7 @@ TEST(stored_for_the_next_mount)
 			     "SELECT count(*) FROM synth WHERE theme = ?1", "t",
 			     "t"),
 		0);
-	ASSERT_EQ_INT(sqlite3_column_int(q, 0), 4);
+	ASSERT_EQ_INT(sqlite3_column_int(q, 0), 5); /* one per kind */
 	sqlite3_finalize(q);
 	ASSERT_EQ_INT(synth_file(first, f->l, "t", SYNTH_ICON_CACHE, &a), 0);
 
@@ -140,5 +140,29 @@ TEST(stored_for_the_next_mount)
 	fixture_free(f);
 }
 
-TEST_MAIN(TEST_CASE(index_theme), TEST_CASE(cache_and_generation),
+/* GTK's pre-encoded symbolic PNGs: of symbolic names, in Fixed
+ * directories, each at its directory's size. */
+TEST(symbolic_pngs)
+{
+	struct fixture *f = fixture_new();
+	struct synth *s = NULL;
+	g_autoptr(GPtrArray) list = NULL;
+
+	fixture_themes(f);
+	fixture_png(f, "t/16/b-symbolic.symbolic.png", 16);
+	fixture_png(f, "t/16/plain.symbolic.png", 16); /* not a symbolic name */
+	fixture_png(f, "t/32/c-symbolic.symbolic.png", 32); /* Threshold */
+	ASSERT_EQ_INT(fixture_index(f), 0);
+	ASSERT_EQ_INT(synth_new(NULL, &s), 0);
+	ASSERT_EQ_INT(synth_symbolic_pngs(s, f->l, "t", &list), 0);
+	ASSERT_EQ_INT(list->len, 1);
+	ASSERT_EQ_STR(list->pdata[0], "16 b-symbolic.symbolic");
+	ASSERT_EQ_STR(synth_symbolic_png_at(list->pdata[0], 16), "b-symbolic.symbolic");
+	ASSERT_TRUE(synth_symbolic_png_at(list->pdata[0], 32) == NULL);
+	ASSERT_TRUE(synth_symbolic_png_at(list->pdata[0], 1) == NULL);
+	synth_free(s);
+	fixture_free(f);
+}
+
+TEST_MAIN(TEST_CASE(index_theme), TEST_CASE(symbolic_pngs), TEST_CASE(cache_and_generation),
 	  TEST_CASE(stored_for_the_next_mount))

@@ -49,12 +49,32 @@ with mounted(db, REAL_BASES, theme="Papirus") as mnt:
                 check(path.startswith(f"{mnt}/icons/{theme}/48x48/"),
                       f"{kind} {theme} {name} from the mount: {path}")
                 check_eq(dims, "48x48", f"{kind} {theme} {name} size")
-    # symbolic icons: served as SVG from scalable/, recoloured by GTK
-    rows = client("gtk3", "Adwaita", 16, ["edit-copy-symbolic", "go-next-symbolic"], data_dirs)
-    for name, path, dims, red in rows:
-        check(path.startswith(f"{mnt}/icons/Adwaita/scalable/") and path.endswith(".svg"),
-              f"gtk3 symbolic {name} from scalable/: {path}")
-        check_eq((dims, red), ("16x16", "red"), f"gtk3 {name} loads and recolours")
+    # symbolic icons: GTK's pre-encoded NAME.symbolic.png where the theme
+    # has one of that size (Adwaita at 16 and 48), else the SVG of
+    # scalable/ (at 20), as stock picks them; recoloured by GTK either way
+    symbolic = ["edit-copy-symbolic", "go-next-symbolic"]
+    # the theme's own bytes, in the size views Adwaita has them in only
+    pre = "folder-symbolic.symbolic.png"
+    with open(f"{mnt}/icons/Adwaita/24x24/{pre}", "rb") as f, \
+            open(f"/usr/share/icons/Adwaita/24x24/places/{pre}", "rb") as g:
+        check(f.read() == g.read(), f"24x24/{pre} is Adwaita's own file")
+    check(pre in os.listdir(f"{mnt}/icons/Adwaita/24x24"), f"24x24 lists {pre}")
+    for view in ("22x22", "24x24@2"):
+        check(not os.path.exists(f"{mnt}/icons/Adwaita/{view}/{pre}") and
+              pre not in os.listdir(f"{mnt}/icons/Adwaita/{view}"),
+              f"no {view}/{pre}: Adwaita has none of that size")
+    for kind in ("gtk3", "gtk4"):
+        for size in (16, 20, 48):
+            stock = client(kind, "Adwaita", size, symbolic, original)
+            via = client(kind, "Adwaita", size, symbolic, data_dirs)
+            check_eq(len(via), len(symbolic), f"{kind} symbolic at {size} answered every name")
+            for (name, spath, *_), (_, path, dims, *red) in zip(stock, via):
+                want = (f"{mnt}/icons/Adwaita/{size}x{size}/{name}.symbolic.png"
+                        if spath.endswith(".symbolic.png") else
+                        f"{mnt}/icons/Adwaita/scalable/{name}.svg")
+                check_eq(path, want, f"{kind} symbolic {name} {size} as stock ({spath})")
+                check_eq((dims, *red), (f"{size}x{size}", *(["red"] if red else [])),
+                         f"{kind} {name} {size} loads and recolours")
 
     # GTK's built-in icons (its GResource, attached only under hicolor's
     # real directory names) stay reachable: the same pick as stock, where
@@ -92,18 +112,21 @@ with mounted(db, REAL_BASES, theme="Papirus") as mnt:
             check_eq((found, dims), ("found", "64x64"), f"qt6 {theme} {name} through the mount")
         check(counters(mnt)["reads"] > before, f"qt6 {theme} read files of the mount")
 
-    # GTK's whole symbolic rule: Adwaita's -symbolic-rtl icons are served
-    # as SVG from scalable/ only, never as PNG in a size view
+    # GTK's whole symbolic rule: Adwaita's -symbolic-rtl icons are never a
+    # plain PNG in a size view; GTK takes them where stock does (Adwaita's
+    # pre-encoded NAME.symbolic.png at 48)
     listed = os.listdir(os.path.join(mnt, "icons/Adwaita/48x48"))
     check_eq([n for n in listed if "-symbolic-" in n and n.endswith(("-ltr.png", "-rtl.png"))], [],
              "no directional symbolic PNG in icons/Adwaita/48x48")
     rtl = sorted(f[:-4] for f in os.listdir(os.path.join(mnt, "icons/Adwaita/scalable"))
                  if f.endswith("-symbolic-rtl.svg"))
     check(len(rtl) > 0, f"Adwaita's -symbolic-rtl icons in scalable/ ({len(rtl)})")
+    stock = client("gtk3", "Adwaita", 48, rtl[:3], original)
     rows = client("gtk3", "Adwaita", 48, rtl[:3], data_dirs)
-    for name, path, *_ in rows:
-        check(path.startswith(f"{mnt}/icons/Adwaita/scalable/") and path.endswith(".svg"),
-              f"gtk3 finds {name} as the SVG in scalable/: {path}")
+    for (name, spath, *_), (_, path, *_) in zip(stock, rows):
+        want = (f"{mnt}/icons/Adwaita/48x48/{name}.symbolic.png"
+                if spath.endswith(".symbolic.png") else f"{mnt}/icons/Adwaita/scalable/{name}.svg")
+        check_eq(path, want, f"gtk3 finds {name} where stock does ({spath})")
 
     # GTK reads the synthesized icon-theme.cache and no size directory
     if shutil.which("strace"):
