@@ -324,8 +324,11 @@ static int raster_bitmap(const void *data, size_t len, enum icon_ext format,
 	rgba_src = gdk_pixbuf_get_has_alpha(src)
 			   ? g_object_ref(src)
 			   : gdk_pixbuf_add_alpha(src, FALSE, 0, 0, 0);
+	/* the filter GTK 3 scales an icon's bitmap with, so that it shows the
+	 * same pixels through the mount (the hyperbolic filter put 10-27% of
+	 * the pixels of a 24 -> 16 downscale more than 16 apart) */
 	scaled = gdk_pixbuf_scale_simple(rgba_src, (int)(w + 0.5),
-					 (int)(h + 0.5), GDK_INTERP_HYPER);
+					 (int)(h + 0.5), GDK_INTERP_BILINEAR);
 	g_object_unref(rgba_src);
 	if (!scaled)
 		return -ENOMEM;

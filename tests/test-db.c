@@ -58,6 +58,32 @@ TEST(newer_index_left_alone)
 	fixture_free(f);
 }
 
+/* Migration 6: renders of bitmaps (scaled with another filter than GTK's)
+ * go, renders of SVGs stay. */
+TEST(bitmap_renders_dropped)
+{
+	struct fixture *f = fixture_new();
+	sqlite3 *db = NULL;
+	sqlite3_stmt *q = NULL;
+
+	fixture_themes(f);
+	ASSERT_EQ_INT(fixture_index(f), 0);
+	ASSERT_EQ_INT(db_exec(f->db,
+			      "INSERT INTO blob(source, px, src_ino, src_size, "
+			      "src_mtime_ns, status, bytes, data_crc, head_crc, "
+			      "used) VALUES ('/i/a.png', 24, 1, 1, 1, 0, 0, 0, 0, 0), "
+			      "('/i/b.xpm', 24, 1, 1, 1, 0, 0, 0, 0, 0), "
+			      "('/i/c.svg', 24, 1, 1, 1, 0, 0, 0, 0, 0);"
+			      "PRAGMA user_version = 5"),
+		      0);
+	ASSERT_EQ_INT(db_open(f->db_path, 0, &db), 0);
+	ASSERT_EQ_INT(db_query_row(db, &q, "SELECT group_concat(source) FROM blob", ""), 0);
+	ASSERT_EQ_STR(db_column_str(q, 0), "/i/c.svg");
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	fixture_free(f);
+}
+
 TEST(foreign_moved_aside)
 {
 	struct fixture *f = fixture_new();
@@ -267,6 +293,7 @@ TEST(no_xattrs_always_checked)
 }
 
 TEST_MAIN(TEST_CASE(busy_is_busy), TEST_CASE(newer_index_left_alone),
+	  TEST_CASE(bitmap_renders_dropped),
 	  TEST_CASE(foreign_moved_aside),
 	  TEST_CASE(checked_file_not_checked_again),
 	  TEST_CASE(crash_means_check), TEST_CASE(no_xattrs_always_checked))
