@@ -339,11 +339,11 @@ static int theme_exists(struct tree_ctx *x, const char *theme)
 	return lookup_theme_info(x->l, theme, &a, &b, &c);
 }
 
-/* Resolve an icon file: TREE_ICON at size·scale pixels, TREE_SVG as the SVG
- * its nominal-size lookup picks. */
-static int resolve_icon(struct tree *t, struct tree_ctx *x, enum tree_kind kind,
-			const char *theme, const char *name, int size,
-			int scale, struct icon_content *ret)
+/* Resolve an icon file of directory kind `dir`: TREE_ICON at size·scale
+ * pixels, TREE_SVG as the SVG its nominal-size lookup picks. */
+static int resolve_icon(struct tree *t, struct tree_ctx *x, enum tree_kind dir,
+			enum tree_kind kind, const char *theme, const char *name,
+			int size, int scale, struct icon_content *ret)
 {
 	g_autofree char *source = NULL;
 	int ext, r;
@@ -365,9 +365,10 @@ static int resolve_icon(struct tree *t, struct tree_ctx *x, enum tree_kind kind,
 	r = lookup_icon(x->l, theme, name, size, scale, &source, &ext);
 	if (r < 0)
 		return r;
-	if (view_is_symbolic_png(name)) {
+	if (dir == TREE_SIZEDIR && view_is_symbolic_png(name)) {
 		/* GTK's pre-encoded file as it is, or nothing: a rescale would
-		 * be another picture than GTK's own of the SVG */
+		 * be another picture than GTK's own of the SVG (the flat views
+		 * render it like any other) */
 		r = content_resolve(x->content, x->blobs, source, ext,
 				    (unsigned)(size * scale), true, ret);
 		if (r == 0 && !ret->native) {
@@ -419,7 +420,7 @@ int tree_resolve_ahead(struct tree *t, struct tree_ctx *x, const char *path)
 
 	for (char **c = parts; *c; c++) {
 		g_autofree char *theme = NULL, *icon = NULL;
-		enum tree_kind kind;
+		enum tree_kind kind, dir = p.kind;
 		int size, scale;
 
 		if (child_parse(t, &p, *c, &kind, &theme, &size, &scale,
@@ -433,7 +434,7 @@ int tree_resolve_ahead(struct tree *t, struct tree_ctx *x, const char *path)
 		if (kind != TREE_ICON)
 			continue;
 		r = c[1] ? -ENOTDIR
-			 : resolve_icon(t, x, kind, p.theme, icon, size, scale,
+			 : resolve_icon(t, x, dir, kind, p.theme, icon, size, scale,
 					&content);
 		if (r == 0)
 			ahead_keep(x->ahead, p.theme, size, scale, icon,
@@ -452,18 +453,19 @@ int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
 	struct tree_node p = { 0 };
 	g_autofree char *theme = NULL, *icon = NULL;
 	struct icon_content content = { 0 };
-	enum tree_kind kind;
+	enum tree_kind kind, dir;
 	int size, scale, r;
 
 	r = tree_node_get(t, parent, &p, NULL);
 	if (r < 0)
 		return r;
 	r = child_parse(t, &p, name, &kind, &theme, &size, &scale, &icon);
+	dir = p.kind;
 	tree_node_clear(&p);
 	if (r >= 0 && kind == TREE_THEME)
 		r = theme_exists(x, theme);
 	if (r >= 0 && (kind == TREE_ICON || kind == TREE_SVG))
-		r = resolve_icon(t, x, kind, theme, icon, size, scale,
+		r = resolve_icon(t, x, dir, kind, theme, icon, size, scale,
 				 &content);
 	if (r >= 0 && (kind == TREE_INDEX_THEME || kind == TREE_ICON_CACHE)) {
 		g_autoptr(GBytes) bytes = NULL;
