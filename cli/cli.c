@@ -24,7 +24,7 @@ static int theme_check(sqlite3 *db, const char *theme, bool lenient)
 	g_autofree char *list = NULL;
 	int r;
 
-	r = lookup_new(db, &l);
+	r = lookup_new(db, LOOKUP_RULES_GTK, &l); /* any: themes only */
 	if (r >= 0)
 		r = lookup_themes(l, &themes);
 	if (r < 0)

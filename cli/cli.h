@@ -8,6 +8,7 @@
 #include <stdbool.h>
 
 #include "index.h"
+#include "lookup.h"
 #include "macro.h"
 
 /* The machine's shared layer of renders, world-readable, written only by
@@ -33,6 +34,7 @@ struct cli_options {
 	char *shared_db;   /* --shared-db */
 	bool no_shared_db; /* --no-shared-db */
 	int scale;	   /* --scale */
+	enum lookup_rules rules; /* --rules, else the desktop's toolkit's */
 	bool foreground;   /* -f */
 	bool batch;	   /* --batch (lookup) */
 	bool all_apps;	   /* --all (flatpak) */

@@ -44,16 +44,16 @@ static char *default_mountpoint(const struct cli_options *o)
  * serves them at once instead of building them in the first request that
  * wants them (about 0.3 s of CPU for Papirus, right as a login's programs
  * start). */
-static int store_synth(sqlite3 *db, const char *theme)
+static int store_synth(sqlite3 *db, const char *theme, enum lookup_rules rules)
 {
 	_cleanup_(lookup_freep) struct lookup *l = NULL;
 	const char *themes[] = { theme, "hicolor", NULL };
 	struct synth *s = NULL;
 	int r;
 
-	if (synth_stored(db, theme) && synth_stored(db, "hicolor"))
+	r = lookup_new(db, rules, &l);
+	if (r >= 0 && synth_stored(l, theme) && synth_stored(l, "hicolor"))
 		return 0;
-	r = lookup_new(db, &l);
 	if (r >= 0)
 		r = synth_new(NULL, &s);
 	if (r >= 0)
@@ -75,7 +75,7 @@ static int cmd_index(struct cli_options *o)
 
 	if (cli_index(o, mnt, INDEX_PROGRESS | INDEX_CHECK, &db, NULL) < 0)
 		return 1;
-	return store_synth(db, theme) < 0 ? 1 : 0;
+	return store_synth(db, theme, o->rules) < 0 ? 1 : 0;
 }
 
 /* `iconfs lookup --batch`: "NAME SIZE [SCALE]" per input line, one output
@@ -137,7 +137,7 @@ static int cmd_lookup(struct cli_options *o)
 	o->theme_lenient = true;
 	r = cli_index(o, mnt, 0, &db, NULL);
 	if (r >= 0)
-		r = lookup_new(db, &l);
+		r = lookup_new(db, o->rules, &l);
 	if (r >= 0 && o->batch)
 		r = lookup_batch(l, theme, o->scale);
 	else if (r >= 0)
@@ -218,7 +218,7 @@ static int cmd_mount(struct cli_options *o)
 		daemon_ready(&ready_fd, 1);
 		return 1;
 	}
-	(void)store_synth(db, theme);
+	(void)store_synth(db, theme, o->rules);
 	fo = (struct fs_options){
 		.db = o->db,
 		.shared_db = mount_shared_db(o),
@@ -226,6 +226,7 @@ static int cmd_mount(struct cli_options *o)
 		.theme = theme,
 		.theme_source = desktop_source_name(source),
 		.theme_pinned = o->theme != NULL,
+		.rules = o->rules,
 		.mountpoint = mnt,
 		.workers = (unsigned)o->workers,
 		.budget = o->budget,
@@ -288,6 +289,7 @@ enum {
 	OPT_FOREGROUND = 1 << 12,
 	OPT_ALWAYS = 1 << 13, /* -d, -h */
 	OPT_ALL_APPS = 1 << 14,
+	OPT_RULES = 1 << 15,
 };
 
 static const struct cli_option {
@@ -309,6 +311,9 @@ static const struct cli_option {
 	  "else\n"
 	  "                     hicolor); an installed one" },
 	{ "scale", 's', true, OPT_SCALE, "--scale S          1 to 3 (default 1)" },
+	{ "rules", 'R', true, OPT_RULES,
+	  "--rules gtk|kde|qt resolve as that toolkit does (default: by\n"
+	  "                     XDG_CURRENT_DESKTOP, KDE kde, LXQt qt, else gtk)" },
 	{ "batch", 'B', false, OPT_BATCH,
 	  "--batch            read 'NAME SIZE [SCALE]' lines from stdin" },
 	{ "all-themes", 'A', false, OPT_ALL_THEMES,
@@ -346,20 +351,22 @@ static const struct command commands[] = {
 	{ "index", "", "build or refresh the index", cmd_index, 0, 0,
 	  OPT_DB | OPT_ICON_DIRS },
 	{ "lookup", "NAME SIZE",
-	  "print the file the icon theme specification resolves; exit 1 if "
-	  "none",
+	  "print the file the mount would serve for an icon; exit 1 if none",
 	  cmd_lookup, 0, 2,
-	  OPT_DB | OPT_ICON_DIRS | OPT_THEME | OPT_SCALE | OPT_BATCH },
+	  OPT_DB | OPT_ICON_DIRS | OPT_THEME | OPT_SCALE | OPT_BATCH |
+		  OPT_RULES },
 	{ "mount", "[MOUNTPOINT]",
 	  "serve the flattened icon tree (default $XDG_RUNTIME_DIR/iconfs)",
 	  cmd_mount, 0, 1,
 	  OPT_DB | OPT_SHARED_DB | OPT_NO_SHARED_DB | OPT_ICON_DIRS |
-		  OPT_THEME | OPT_WORKERS | OPT_BUDGET | OPT_FOREGROUND },
+		  OPT_THEME | OPT_WORKERS | OPT_BUDGET | OPT_FOREGROUND |
+		  OPT_RULES },
 	{ "render", "",
 	  "pre-render into the user's table or the shared layer", cmd_render,
 	  0, 0,
 	  OPT_DB | OPT_SHARED_DB | OPT_ICON_DIRS | OPT_THEME | OPT_ALL_THEMES |
-		  OPT_SIZES | OPT_SCALES | OPT_BUDGET | OPT_WORKERS },
+		  OPT_SIZES | OPT_SCALES | OPT_BUDGET | OPT_WORKERS |
+		  OPT_RULES },
 	{ "status", "[MOUNTPOINT]",
 	  "what is indexed, cached and mounted; exit 1 if not mounted",
 	  cmd_status, 0, 1, OPT_DB | OPT_SHARED_DB | OPT_NO_SHARED_DB },
@@ -437,7 +444,11 @@ int main(int argc, char **argv)
 {
 	struct option longopts[ELEMENTSOF(cli_options) + 1] = { 0 };
 	char shortopts[2 * ELEMENTSOF(cli_options) + 2] = "";
-	struct cli_options o = { .scale = 1, .workers = 2 };
+	struct cli_options o = {
+		.scale = 1,
+		.workers = 2,
+		.rules = lookup_rules_for_desktop(getenv("XDG_CURRENT_DESKTOP")),
+	};
 	g_autofree char *shared_db = NULL;
 	int budget_mib = 0, n = 0, c, r;
 	g_autofree char *db = NULL, *db_why = NULL, *mountpoint = NULL;
@@ -555,6 +566,16 @@ int main(int argc, char **argv)
 			break;
 		case 'B':
 			o.batch = true;
+			break;
+		case 'R':
+			r = lookup_rules_from_name(optarg);
+			if (r < 0) {
+				cli_usage_error("invalid rules '%s' (gtk, kde "
+						"or qt)",
+						optarg);
+				return 2;
+			}
+			o.rules = r;
 			break;
 		case 'L':
 			o.all_apps = true;

@@ -53,6 +53,7 @@ struct size_plan {
 struct prerender {
 	const struct size_plan *plan;
 	const char *db_path;
+	enum lookup_rules rules;
 	struct content *content;
 	long long budget; /* stop once the table holds this many bytes */
 	bool tty;
@@ -166,7 +167,7 @@ static void *prerender_thread(void *arg)
 	unsigned long i;
 
 	if (db_connect(p->db_path, DB_QUERY_ONLY, 1000, &db) < 0 ||
-	    lookup_new(db, &l) < 0 ||
+	    lookup_new(db, p->rules, &l) < 0 ||
 	    content_reader_new(p->content, db, &b) < 0)
 		return NULL;
 	while ((i = atomic_fetch_add(&p->next, 1)) < total) {
@@ -248,6 +249,7 @@ static int prerender_into(const struct cli_options *o,
 	g_auto(GStrv) bases = NULL;
 	struct prerender p = { .plan = plan,
 			       .db_path = db_path,
+			       .rules = o->rules,
 			       .budget = o->budget };
 	struct content_counters *c;
 	int r;
@@ -255,7 +257,7 @@ static int prerender_into(const struct cli_options *o,
 	io.db = (char *)db_path;
 	r = cli_index(&io, mnt, INDEX_CHECK, &db, &bases);
 	if (r >= 0)
-		r = lookup_new(db, &l);
+		r = lookup_new(db, o->rules, &l);
 	if (r >= 0 && o->all_themes)
 		r = lookup_themes(l, &themes);
 	else if (r >= 0) {

@@ -74,7 +74,7 @@ struct tree_ctx *fs_ctx(struct fs *fs, bool stored_only)
 	x = g_new0(struct tree_ctx, 1);
 	if (db_connect(fs->db_path, DB_QUERY_ONLY, FS_READ_BUSY_MS, &x->db) <
 		    0 ||
-	    lookup_new(x->db, &x->l) < 0 ||
+	    lookup_new(x->db, tree_rules(fs->tree), &x->l) < 0 ||
 	    content_reader_new(fs->content, x->db, &x->blobs) < 0) {
 		fs_ctx_free(x);
 		return NULL;

@@ -7,6 +7,8 @@
 
 #include <stdbool.h>
 
+#include "lookup.h"
+
 struct fs_options {
 	const char *db;		  /* the index, already built (index_open) */
 	const char *shared_db;	  /* the shared layer of renders, or NULL */
@@ -14,6 +16,7 @@ struct fs_options {
 	const char *theme;	  /* the theme of MNT/<N>/ */
 	const char *theme_source; /* what chose it (desktop_source_name) */
 	bool theme_pinned;	  /* --theme: do not follow the desktop */
+	enum lookup_rules rules;  /* --rules: whose choices the mount makes */
 	const char *mountpoint;
 	unsigned workers; /* render worker processes */
 	long long budget; /* bytes the stored renders may fill */

@@ -111,10 +111,10 @@ int fs_mount(const struct fs_options *o)
 	r = synth_new(&fs.generation, &fs.synth);
 	if (r >= 0)
 		r = tree_new(o->theme, o->theme_source ? o->theme_source : "",
-			     &fs.tree);
+			     o->rules, &fs.tree);
 	if (r >= 0)
-		r = prefetch_new(o->db, o->workers, fs.content, fs.ahead,
-				 &fs.prefetch);
+		r = prefetch_new(o->db, o->rules, o->workers, fs.content,
+				 fs.ahead, &fs.prefetch);
 	if (r < 0)
 		goto out;
 	r = -pthread_key_create(&fs.ctx_key, fs_ctx_free);
@@ -136,7 +136,8 @@ int fs_mount(const struct fs_options *o)
 		fuse_remove_signal_handlers(se);
 		goto out;
 	}
-	log_info("serving theme '%s' on '%s'", o->theme, mnt);
+	log_info("serving theme '%s' on '%s' (%s rules)", o->theme, mnt,
+		 lookup_rules_name(o->rules));
 	/* held until this process ends, however it ends */
 	r = mountpoint_guard_start(mnt, &guard_fd);
 	if (r < 0)

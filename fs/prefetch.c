@@ -39,6 +39,7 @@ struct job {
 
 struct prefetch {
 	char *db_path;
+	enum lookup_rules rules;
 	struct content *content;
 	pthread_t *threads;
 	unsigned n_threads;
@@ -127,7 +128,7 @@ static void *prefetch_main(void *arg)
 	uint64_t generation = 0;
 
 	if (db_connect(p->db_path, DB_QUERY_ONLY, 1000, &db) < 0 ||
-	    lookup_new(db, &l) < 0 ||
+	    lookup_new(db, p->rules, &l) < 0 ||
 	    content_reader_new(p->content, db, &b) < 0)
 		return NULL;
 	pthread_mutex_lock(&p->lock);
@@ -151,12 +152,14 @@ static void *prefetch_main(void *arg)
 	return NULL;
 }
 
-int prefetch_new(const char *db_path, unsigned threads, struct content *content,
-		 struct ahead *ahead, struct prefetch **ret)
+int prefetch_new(const char *db_path, enum lookup_rules rules, unsigned threads,
+		 struct content *content, struct ahead *ahead,
+		 struct prefetch **ret)
 {
 	struct prefetch *p = g_new0(struct prefetch, 1);
 
 	p->db_path = g_strdup(db_path);
+	p->rules = rules;
 	p->content = content;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->wake, NULL);

@@ -19,14 +19,16 @@
 
 #include "ahead.h"
 #include "content.h"
+#include "lookup.h"
 
 struct prefetch;
 
 /* `threads` lookers, each with its own connection to the index at
- * `db_path`; `content` and `ahead` (where what they resolve is kept) are
- * borrowed. */
-int prefetch_new(const char *db_path, unsigned threads, struct content *content,
-		 struct ahead *ahead, struct prefetch **ret);
+ * `db_path`, resolving by `rules`; `content` and `ahead` (where what they
+ * resolve is kept) are borrowed. */
+int prefetch_new(const char *db_path, enum lookup_rules rules, unsigned threads,
+		 struct content *content, struct ahead *ahead,
+		 struct prefetch **ret);
 struct prefetch *prefetch_free(struct prefetch *p);
 
 /* Directory `dir` was listed: the icons `names` of a view of `theme` at

@@ -15,8 +15,20 @@
  * is synthesized (bumped whenever the files' content changes for the same
  * index: 2 the symbolic rule, 4 hicolor's directories of GTK's built-in
  * icons, 5 pre-encoded symbolic PNGs in size views). */
-#define SYNTH_FORMAT  "5"
-#define SYNTH_MADE_BY ICONFS_VERSION "/" SYNTH_FORMAT
+#define SYNTH_FORMAT  "6"
+
+/* What a stored row says made it: this version and format, and the rules
+ * of the lookup that built it (the files differ per toolkit). */
+static const char *made_by(struct lookup *l)
+{
+	static const char *const by[_LOOKUP_RULES_MAX] = {
+		[LOOKUP_RULES_GTK] = ICONFS_VERSION "/" SYNTH_FORMAT "/gtk",
+		[LOOKUP_RULES_KDE] = ICONFS_VERSION "/" SYNTH_FORMAT "/kde",
+		[LOOKUP_RULES_QT] = ICONFS_VERSION "/" SYNTH_FORMAT "/qt",
+	};
+
+	return by[lookup_rules(l)];
+}
 
 struct synth {
 	pthread_mutex_t lock;
@@ -95,9 +107,9 @@ static gpointer stored_get(struct lookup *l, const struct kind *kind,
 	if (db_query_row(
 		    lookup_db(l), &q,
 		    "SELECT data FROM synth WHERE theme = ?1 AND kind = ?2 "
-		    "AND generation = (SELECT value FROM meta "
-		    "WHERE key = 'generation')",
-		    "tt", theme, kind->name) < 0)
+		    "AND made_by = ?3 AND generation = (SELECT value FROM "
+		    "meta WHERE key = 'generation')",
+		    "ttt", theme, kind->name, made_by(l)) < 0)
 		return NULL;
 	data = g_bytes_new(sqlite3_column_blob(q, 0),
 			   (gsize)sqlite3_column_bytes(q, 0));
@@ -371,6 +383,31 @@ static void index_theme_dir(GKeyFile *kf, const struct lookup_dir *d)
 	}
 }
 
+/* KDE reads the sizes of its icon groups (DesktopDefault, ...) and
+ * FollowsColorScheme from [Icon Theme]: the theme's own values, which
+ * KDE's parser reads back as it read them from the theme. */
+static int index_theme_kde_keys(GKeyFile *kf, struct lookup *l,
+				const char *theme)
+{
+	g_autofree char *keys = NULL;
+	g_auto(GStrv) lines = NULL;
+	int r;
+
+	r = lookup_theme_kde_keys(l, theme, &keys);
+	if (r < 0)
+		return r;
+	lines = g_strsplit(keys, "\n", -1);
+	for (char **line = lines; *line; line++) {
+		char *eq = strchr(*line, '=');
+
+		if (!eq)
+			continue;
+		*eq = '\0';
+		g_key_file_set_value(kf, "Icon Theme", *line, eq + 1);
+	}
+	return 0;
+}
+
 /* Written by GKeyFile, so that values from the theme's own file (Name,
  * Comment, Example) are escaped as GKeyFile (and so every toolkit) reads
  * them back: an escaped newline cannot start a group of its own. */
@@ -400,6 +437,11 @@ static int build_index_theme(struct synth *s, struct lookup *l,
 	if (*example)
 		g_key_file_set_string(kf, top, "Example", example);
 	g_key_file_set_string(kf, top, "Inherits", "hicolor");
+	if (lookup_rules(l) == LOOKUP_RULES_KDE) {
+		r = index_theme_kde_keys(kf, l, theme);
+		if (r < 0)
+			return r;
+	}
 	for (unsigned i = 0; i < sizes->len; i++) {
 		int n = g_array_index(sizes, int, i);
 
@@ -407,7 +449,7 @@ static int build_index_theme(struct synth *s, struct lookup *l,
 		g_ptr_array_add(scaled, g_strdup_printf("%dx%d@2", n, n));
 	}
 	g_ptr_array_add(dirs, g_strdup("scalable"));
-	if (streq(theme, "hicolor")) {
+	if (streq(theme, "hicolor") && lookup_rules(l) == LOOKUP_RULES_GTK) {
 		r = lookup_theme_dirs(l, theme, &real);
 		if (r < 0)
 			return r;
@@ -544,7 +586,7 @@ static int store_theme(struct synth *s, struct lookup *l, sqlite3 *db,
 			     "generation, made_by, data) VALUES (?1, ?2, "
 			     "(SELECT value FROM meta WHERE key = "
 			     "'generation'), ?3, ?4)",
-			     "ttt", theme, kinds[i].name, SYNTH_MADE_BY);
+			     "ttt", theme, kinds[i].name, made_by(l));
 		if (r < 0)
 			return r;
 		/* an empty list is an empty blob, not NULL */
@@ -570,15 +612,15 @@ bool synth_unstored(struct synth *s)
 	return any;
 }
 
-bool synth_stored(sqlite3 *db, const char *theme)
+bool synth_stored(struct lookup *l, const char *theme)
 {
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
 
-	if (db_query_row(db, &q,
+	if (db_query_row(lookup_db(l), &q,
 			 "SELECT count(*) FROM synth WHERE theme = ?1 AND "
 			 "made_by = ?2 AND generation = (SELECT value FROM "
 			 "meta WHERE key = 'generation')",
-			 "tt", theme, SYNTH_MADE_BY) < 0)
+			 "tt", theme, made_by(l)) < 0)
 		return false;
 	return sqlite3_column_int(q, 0) == (int)ELEMENTSOF(kinds);
 }
@@ -627,11 +669,17 @@ int synth_store(struct synth *s, struct lookup *l, sqlite3 *db,
 		if (r < 0)
 			break;
 	}
-	if (r >= 0 && !more)
-		r = db_exec(db,
-			    "DELETE FROM synth WHERE made_by != '" SYNTH_MADE_BY
-			    "' OR generation != (SELECT value FROM meta "
-			    "WHERE key = 'generation')");
+	if (r >= 0 && !more) {
+		_cleanup_(sqlite3_finalizep) sqlite3_stmt *del = NULL;
+
+		r = db_query(db, &del,
+			     "DELETE FROM synth WHERE made_by != ?1 OR "
+			     "generation != (SELECT value FROM meta "
+			     "WHERE key = 'generation')",
+			     "t", made_by(l));
+		if (r >= 0)
+			r = db_errno(sqlite3_step(del));
+	}
 	if (r >= 0)
 		r = db_exec(db, "COMMIT");
 	if (r < 0)

@@ -53,9 +53,11 @@ const char *synth_symbolic_png_at(const char *entry, unsigned px);
 
 enum synth_file {
 	/* every size view as a Fixed directory, scalable/ as Scalable,
-	 * Inherits=hicolor; hicolor's also lists those of its real
-	 * directories that GTK attaches its built-in icons (its GResource)
-	 * under, as its own index.theme describes them */
+	 * Inherits=hicolor; under the gtk rules, hicolor's also lists those
+	 * of its real directories that GTK attaches its built-in icons (its
+	 * GResource) under, as its own index.theme describes them; under the
+	 * kde rules, the theme's KDE keys (group sizes, FollowsColorScheme)
+	 * are kept */
 	SYNTH_INDEX_THEME,
 	/* GTK's cache of the same directories and the name lists */
 	SYNTH_ICON_CACHE,
@@ -74,8 +76,9 @@ int synth_file(struct synth *s, struct lookup *l, const char *theme,
  * are stored. Returns 1 when there is more to do, 0, or -errno. */
 int synth_store(struct synth *s, struct lookup *l, sqlite3 *db,
 		const char *const *themes, long long deadline);
-/* Whether every kind of `theme` is stored for the index as it is now. */
-bool synth_stored(sqlite3 *db, const char *theme);
+/* Whether every kind of `theme` is stored for the index as it is now and
+ * the rules of `l`. */
+bool synth_stored(struct lookup *l, const char *theme);
 
 /* Whether anything was built since the last synth_store(). */
 bool synth_unstored(struct synth *s);

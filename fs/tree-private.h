@@ -32,6 +32,7 @@ struct tree {
 	pthread_mutex_t theme_lock;
 	char *default_theme;  /* theme_lock */
 	char *default_source; /* what chose it; theme_lock */
+	enum lookup_rules rules;
 	uid_t uid;
 	gid_t gid;
 

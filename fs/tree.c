@@ -23,10 +23,12 @@ static void node_free(struct node *n)
 	g_free(n);
 }
 
-int tree_new(const char *default_theme, const char *source, struct tree **ret)
+int tree_new(const char *default_theme, const char *source,
+	     enum lookup_rules rules, struct tree **ret)
 {
 	struct tree *t = g_new0(struct tree, 1);
 
+	t->rules = rules;
 	t->default_theme = g_strdup(default_theme);
 	t->default_source = g_strdup(source);
 	pthread_mutex_init(&t->theme_lock, NULL);
@@ -44,6 +46,11 @@ int tree_new(const char *default_theme, const char *source, struct tree **ret)
 	g_hash_table_insert(t->by_ino, &t->root.ino, &t->root);
 	*ret = t;
 	return 0;
+}
+
+enum lookup_rules tree_rules(struct tree *t)
+{
+	return t->rules;
 }
 
 struct tree *tree_free(struct tree *t)
@@ -564,6 +571,8 @@ int tree_getxattr(struct tree *t, uint64_t ino, const char *name,
 		pthread_mutex_lock(&t->theme_lock);
 		v = g_strdup(t->default_source);
 		pthread_mutex_unlock(&t->theme_lock);
+	} else if (ino == TREE_ROOT_INO && streq(name, VIEW_XATTR_RULES)) {
+		v = g_strdup(lookup_rules_name(t->rules));
 	} else if (streq(name, VIEW_XATTR_SOURCE)) {
 		pthread_mutex_lock(&t->lock);
 		n = g_hash_table_lookup(t->by_ino, &ino);
@@ -587,6 +596,7 @@ int tree_listxattr(struct tree *t, uint64_t ino, GString *out)
 		g_string_append_len(out, VIEW_XATTR_THEME, sizeof(VIEW_XATTR_THEME));
 		g_string_append_len(out, VIEW_XATTR_THEME_SOURCE,
 				    sizeof(VIEW_XATTR_THEME_SOURCE));
+		g_string_append_len(out, VIEW_XATTR_RULES, sizeof(VIEW_XATTR_RULES));
 	} else if (n && n->content.source)
 		g_string_append_len(out, VIEW_XATTR_SOURCE, sizeof(VIEW_XATTR_SOURCE));
 	pthread_mutex_unlock(&t->lock);

@@ -50,8 +50,11 @@ struct tree_ctx {
 	struct ahead *ahead;
 };
 
-/* `source` says what chose the default theme (user.iconfs.theme-source). */
-int tree_new(const char *default_theme, const char *source, struct tree **ret);
+/* `source` says what chose the default theme (user.iconfs.theme-source);
+ * every lookup of the mount follows `rules` (user.iconfs.rules). */
+int tree_new(const char *default_theme, const char *source,
+	     enum lookup_rules rules, struct tree **ret);
+enum lookup_rules tree_rules(struct tree *t);
 struct tree *tree_free(struct tree *t);
 /* The theme of MNT/<N>/ (g_free). */
 char *tree_default_theme(struct tree *t);
@@ -95,7 +98,8 @@ void tree_number(struct tree *t, const struct tree_node *dir, GPtrArray *names,
 		 GPtrArray *icons, GArray *inos);
 
 /* Extended attributes: user.iconfs.source on files, user.iconfs.theme (the
- * theme of MNT/<N>/) and user.iconfs.theme-source on the root. Returns the
+ * theme of MNT/<N>/), user.iconfs.theme-source and user.iconfs.rules on the
+ * root. Returns the
  * value (g_free), -ENODATA, or -ENOTSUP outside the "user." namespace.
  * The root's user.iconfs.counters is the caller's (fs.c). */
 int tree_getxattr(struct tree *t, uint64_t ino, const char *name,

@@ -18,11 +18,13 @@
 #define VIEW_SCALE_MAX 3
 
 /* The extended attributes, all in the user namespace: a file's source
- * path; on the root, the default theme, what chose it, and the daemon's
+ * path; on the root, the default theme, what chose it, the toolkit rules
+ * the mount resolves with (lookup.h) and the daemon's
  * request counters ("name value" lines: what `iconfs status` shows). */
 #define VIEW_XATTR_SOURCE	"user.iconfs.source"
 #define VIEW_XATTR_THEME	"user.iconfs.theme"
 #define VIEW_XATTR_THEME_SOURCE "user.iconfs.theme-source"
+#define VIEW_XATTR_RULES	"user.iconfs.rules"
 #define VIEW_XATTR_COUNTERS	"user.iconfs.counters"
 
 /* What each name of the tree is. */

@@ -212,7 +212,7 @@ static void watch_store_synth(struct watch *w)
 	_cleanup_(lookup_freep) struct lookup *l = NULL;
 	int r;
 
-	if (lookup_new(w->db, &l) < 0)
+	if (lookup_new(w->db, tree_rules(w->tree), &l) < 0)
 		return;
 	r = synth_store(w->synth, l, w->db, themes,
 			now_ms() + WATCH_SYNTH_MS);

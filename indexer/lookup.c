@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <glib.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <stdbool.h>
 #include <string.h>
 
@@ -16,6 +17,7 @@
 
 struct lookup {
 	sqlite3 *db;
+	enum lookup_rules rules;
 	sqlite3_stmt *theme_get; /* name → id, inherits */
 	sqlite3_stmt *icon_in_theme;
 	sqlite3_stmt *icon_fallback;
@@ -42,8 +44,8 @@ struct lookup {
 			  "= ?3" },                                           \
 			{ &(l)->subdirs_get,                                  \
 			  "SELECT path, pos, size, scale, type, min_size, "   \
-			  "max_size, "                                        \
-			  "threshold FROM subdir WHERE theme_id = ?1" },      \
+			  "max_size, threshold, context FROM subdir "         \
+			  "WHERE theme_id = ?1" },                            \
 			{ &(l)->bases_get, "SELECT id, pos FROM basedir" },   \
 			{ &(l)->icon_fallback,                                \
 			  "SELECT d.path, i.ext FROM icon i "                 \
@@ -53,13 +55,48 @@ struct lookup {
 			  "ORDER BY b.pos, i.ext LIMIT 1" },                  \
 	}
 
-int lookup_new(sqlite3 *db, struct lookup **ret)
+static const char *const rules_names[_LOOKUP_RULES_MAX] = {
+	[LOOKUP_RULES_GTK] = "gtk",
+	[LOOKUP_RULES_KDE] = "kde",
+	[LOOKUP_RULES_QT] = "qt",
+};
+
+const char *lookup_rules_name(enum lookup_rules rules)
+{
+	return rules >= 0 && rules < _LOOKUP_RULES_MAX ? rules_names[rules]
+						       : NULL;
+}
+
+int lookup_rules_from_name(const char *name)
+{
+	for (int i = 0; i < _LOOKUP_RULES_MAX; i++)
+		if (streq(name, rules_names[i]))
+			return i;
+	return -EINVAL;
+}
+
+enum lookup_rules lookup_rules_for_desktop(const char *current_desktop)
+{
+	g_auto(GStrv) desktops =
+		g_strsplit(current_desktop ? current_desktop : "", ":", -1);
+
+	for (char **d = desktops; *d; d++) {
+		if (g_ascii_strcasecmp(*d, "KDE") == 0)
+			return LOOKUP_RULES_KDE;
+		if (g_ascii_strcasecmp(*d, "LXQt") == 0)
+			return LOOKUP_RULES_QT;
+	}
+	return LOOKUP_RULES_GTK;
+}
+
+int lookup_new(sqlite3 *db, enum lookup_rules rules, struct lookup **ret)
 {
 	struct lookup *l = g_new0(struct lookup, 1);
 	const struct db_statement stmts[] = LOOKUP_STATEMENTS(l);
 	int r;
 
 	l->db = db;
+	l->rules = rules;
 	l->chains = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 					  (GDestroyNotify)g_array_unref);
 	l->subdirs = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
@@ -96,6 +133,11 @@ struct lookup *lookup_free(struct lookup *l)
 sqlite3 *lookup_db(struct lookup *l)
 {
 	return l->db;
+}
+
+enum lookup_rules lookup_rules(struct lookup *l)
+{
+	return l->rules;
 }
 
 void lookup_flush(struct lookup *l)
@@ -221,15 +263,46 @@ static long long dir_size_distance(const struct subdir_size *d, int size,
 	}
 }
 
+struct subdir_info {
+	int pos;
+	/* GTK: the pos of the first directory of the theme with the same
+	 * size description (its group) */
+	int group;
+	bool kde_known; /* a Context KDE uses */
+	struct subdir_size size;
+};
+
+static bool subdir_size_eq(const struct subdir_size *a,
+			   const struct subdir_size *b)
+{
+	return a->size == b->size && a->scale == b->scale &&
+	       a->type == b->type && a->min_size == b->min_size &&
+	       a->max_size == b->max_size && a->threshold == b->threshold;
+}
+
+/* Each directory's GTK group: the least pos among the directories of the
+ * same size description. A theme has a few hundred at most. */
+static void subdirs_group(GHashTable *subdirs)
+{
+	g_autoptr(GList) all = g_hash_table_get_values(subdirs);
+
+	for (GList *i = all; i; i = i->next) {
+		struct subdir_info *a = i->data;
+
+		a->group = a->pos;
+		for (GList *j = all; j; j = j->next) {
+			const struct subdir_info *b = j->data;
+
+			if (b->pos < a->group && subdir_size_eq(&a->size, &b->size))
+				a->group = b->pos;
+		}
+	}
+}
+
 static char *icon_path(const char *dir, const char *name, int ext)
 {
 	return g_strdup_printf("%s/%s.%s", dir, name, icon_ext_name(ext));
 }
-
-struct subdir_info {
-	int pos;
-	struct subdir_size size;
-};
 
 /* A theme's subdirectories by relative path (and the base dirs' order),
  * cached in `l`. */
@@ -269,6 +342,7 @@ static int theme_load(struct lookup *l, long long theme_id,
 
 		*sd = (struct subdir_info){
 			.pos = sqlite3_column_int(q, 1),
+			.kde_known = theme_context_kde_known(db_column_str(q, 8)),
 			.size = { .size = sqlite3_column_int(q, 2),
 				  .scale = sqlite3_column_int(q, 3),
 				  .type = sqlite3_column_int(q, 4),
@@ -283,12 +357,12 @@ static int theme_load(struct lookup *l, long long theme_id,
 		g_hash_table_remove(l->subdirs, &theme_id);
 		return db_log_error(l->db, rc, "cannot read subdirectories");
 	}
+	subdirs_group(subdirs);
 	*ret_subdirs = subdirs;
 	return 0;
 }
 
-/* A file of the name in one of the theme's directories; `dir` is set
- * (g_strdup) only for the one kept. */
+/* A file of the name in one of the theme's directories. */
 struct candidate {
 	int pos, base_pos, ext;
 	const struct subdir_info *sd;
@@ -297,8 +371,10 @@ struct candidate {
 
 /* The specification's order of files: subdir, then base dir, then
  * extension. */
-static int candidate_cmp(const struct candidate *x, const struct candidate *y)
+static int candidate_cmp(const void *a, const void *b)
 {
+	const struct candidate *x = a, *y = b;
+
 	if (x->pos != y->pos)
 		return x->pos < y->pos ? -1 : 1;
 	if (x->base_pos != y->base_pos)
@@ -306,29 +382,164 @@ static int candidate_cmp(const struct candidate *x, const struct candidate *y)
 	return x->ext - y->ext;
 }
 
-/* Keep `c` (with its directory `dir`) in *kept when it comes first. */
-static void candidate_keep(struct candidate *kept, const struct candidate *c,
-			   const char *dir)
+/* LookupIcon of the specification (and Qt's, which checks a directory for
+ * a png before an svg): the first file, in candidate order, in a directory
+ * that matches the size, else the first at the least distance. */
+static const struct candidate *pick_spec(const struct candidate *c, guint n,
+					 int size, int scale)
 {
-	if (kept->dir && candidate_cmp(c, kept) >= 0)
-		return;
-	g_free(kept->dir);
-	*kept = *c;
-	kept->dir = g_strdup(dir);
+	const struct candidate *near = NULL;
+	long long near_dist = LLONG_MAX;
+
+	for (guint i = 0; i < n; i++) {
+		long long d;
+
+		if (dir_matches_size(&c[i].sd->size, size, scale))
+			return &c[i];
+		d = dir_size_distance(&c[i].sd->size, size, scale);
+		if (d < near_dist) {
+			near_dist = d;
+			near = &c[i];
+		}
+	}
+	return near;
 }
 
-/* LookupIcon: both passes over the theme's files of this name, in
- * subdir → base dir → extension order, in one scan: the first file in a
- * directory that matches the size, else the first at the least
- * distance. */
-static int lookup_in_theme(struct lookup *l, long long theme_id,
-			   const char *name, int size, int scale,
-			   char **ret_path, int *ret_ext)
+/* GTK 4's difference of a directory from the request: the specification's
+ * distance, but a Scalable directory's upper limit is compared with the
+ * unscaled size, as GTK does. */
+static int gtk_difference(const struct subdir_size *d, int size, int scale)
+{
+	int want = size * scale;
+
+	switch (d->type) {
+	case THEME_DIR_FIXED:
+		return abs(want - d->size * d->scale);
+	case THEME_DIR_SCALABLE:
+		if (want < d->min_size * d->scale)
+			return d->min_size * d->scale - want;
+		if (size > d->max_size * d->scale)
+			return want - d->max_size * d->scale;
+		return 0;
+	default:
+		if (want < (d->size - d->threshold) * d->scale)
+			return (d->size - d->threshold) * d->scale - want;
+		if (want > (d->size + d->threshold) * d->scale)
+			return want - (d->size + d->threshold) * d->scale;
+		return 0;
+	}
+}
+
+/* Whether group a (difference da) beats group b (db), as GTK 4 decides;
+ * on a full tie the later one, a, wins. */
+static bool gtk_better(const struct subdir_size *a, int da,
+		       const struct subdir_size *b, int db, int size, int scale)
+{
+	if (da != 0 || db == 0) {
+		if (da != 0) {
+			/* scaling down beats scaling up, then the nearer */
+			if ((a->size >= size) != (b->size >= size))
+				return a->size >= size;
+			if (da != db)
+				return da < db;
+		}
+		if ((a->scale == scale) != (b->scale == scale))
+			return a->scale == scale;
+		if ((a->type == THEME_DIR_SCALABLE) != (b->type == THEME_DIR_SCALABLE))
+			return a->type != THEME_DIR_SCALABLE;
+		return abs(size * scale - a->size * a->scale) <=
+		       abs(size * scale - b->size * b->scale);
+	}
+	return true; /* a exact, b not */
+}
+
+/* GTK 4: a group's file is its first directory's (candidate order), with
+ * that directory's best extension; the groups are compared in the order
+ * they first appear in the theme. */
+static const struct candidate *pick_gtk(const struct candidate *c, guint n,
+					int size, int scale)
+{
+	const struct candidate *best = NULL;
+	int best_diff = 0, group = -1;
+
+	/* c is in candidate order; take each group's first, by group order */
+	for (;;) {
+		const struct candidate *first = NULL;
+		int d;
+
+		for (guint i = 0; i < n; i++)
+			if (c[i].sd->group > group &&
+			    (!first || c[i].sd->group < first->sd->group))
+				first = &c[i];
+		if (!first)
+			return best;
+		group = first->sd->group;
+		d = gtk_difference(&first->sd->size, size, scale);
+		if (!best || gtk_better(&first->sd->size, d, &best->sd->size,
+					best_diff, size, scale)) {
+			best = first;
+			best_diff = d;
+		}
+	}
+}
+
+/* KIconThemes' delta of a directory: negative when its icons must be
+ * scaled up. */
+static int kde_delta(const struct subdir_size *d, int size)
+{
+	switch (d->type) {
+	case THEME_DIR_FIXED:
+		return d->size - size;
+	case THEME_DIR_SCALABLE:
+		return size < d->min_size   ? d->min_size - size
+		       : size > d->max_size ? d->max_size - size
+					    : 0;
+	default:
+		return size < d->size - d->threshold ? d->size - d->threshold - size
+		       : size > d->size + d->threshold
+			       ? d->size + d->threshold - size
+			       : 0;
+	}
+}
+
+/* KIconThemes: per extension (png, svg, xpm), its unscaled directories in
+ * order at size·scale; a directory replaces the one found when nearer, or
+ * when it scales down where that one scaled up; an exact one ends the
+ * search. */
+static const struct candidate *pick_kde(const struct candidate *c, guint n,
+					int size, int scale)
+{
+	int want = size * scale;
+
+	for (int ext = ICON_EXT_PNG; ext <= ICON_EXT_XPM; ext++) {
+		const struct candidate *found = NULL;
+		int delta = -INT_MAX;
+
+		for (guint i = 0; i < n; i++) {
+			int dw;
+
+			if (c[i].ext != ext || c[i].sd->size.scale != 1 ||
+			    !c[i].sd->kde_known)
+				continue;
+			dw = kde_delta(&c[i].sd->size, want);
+			if (abs(dw) >= abs(delta) && (dw < 0 || delta > 0))
+				continue;
+			found = &c[i];
+			delta = dw;
+			if (delta == 0)
+				break;
+		}
+		if (found)
+			return found;
+	}
+	return NULL;
+}
+
+/* The theme's files of this name, in candidate order. */
+static int theme_candidates(struct lookup *l, long long theme_id,
+			    const char *name, GArray *out)
 {
 	sqlite3_stmt *q = l->icon_in_theme;
-	struct candidate match = { 0 }, near = { 0 };
-	const struct candidate *best;
-	long long near_dist = LLONG_MAX;
 	GHashTable *subdirs = NULL;
 	int rc, r;
 
@@ -343,39 +554,54 @@ static int lookup_in_theme(struct lookup *l, long long theme_id,
 			g_hash_table_lookup(subdirs, db_column_str(q, 0));
 		const int *bpos = g_hash_table_lookup(l->base_pos, &base_id);
 		struct candidate c;
-		long long dist;
 
 		if (!sd || !bpos)
 			continue;
-		c = (struct candidate){ sd->pos, *bpos,
-					sqlite3_column_int(q, 3), sd, NULL };
-		if (dir_matches_size(&sd->size, size, scale)) {
-			candidate_keep(&match, &c, db_column_str(q, 2));
-			continue;
-		}
-		if (match.dir)
-			continue; /* the distance no longer matters */
-		dist = dir_size_distance(&sd->size, size, scale);
-		if (dist < near_dist) {
-			g_clear_pointer(&near.dir, g_free);
-			near_dist = dist;
-		}
-		if (dist == near_dist)
-			candidate_keep(&near, &c, db_column_str(q, 2));
+		c = (struct candidate){ sd->pos, *bpos, sqlite3_column_int(q, 3),
+					sd, g_strdup(db_column_str(q, 2)) };
+		g_array_append_val(out, c);
 	}
 	(void)sqlite3_reset(q);
 	if (rc != SQLITE_DONE)
-		r = db_errno(rc); /* the request fails; not logged per icon */
-	best = match.dir ? &match : near.dir ? &near : NULL;
-	if (r >= 0 && best) {
-		*ret_path = icon_path(best->dir, name, best->ext);
-		*ret_ext = best->ext;
-	}
-	g_free(match.dir);
-	g_free(near.dir);
+		return db_errno(rc); /* the request fails; not logged per icon */
+	g_array_sort(out, candidate_cmp);
+	return 0;
+}
+
+static void candidate_clear(gpointer p)
+{
+	g_free(((struct candidate *)p)->dir);
+}
+
+/* The file of `name` in one theme that the rules take. */
+static int lookup_in_theme(struct lookup *l, long long theme_id,
+			   const char *name, int size, int scale,
+			   char **ret_path, int *ret_ext)
+{
+	g_autoptr(GArray) c = g_array_new(FALSE, FALSE, sizeof(struct candidate));
+	const struct candidate *best;
+	int r;
+
+	g_array_set_clear_func(c, candidate_clear);
+	r = theme_candidates(l, theme_id, name, c);
 	if (r < 0)
 		return r;
-	return best ? 0 : -ENOENT;
+	switch (l->rules) {
+	case LOOKUP_RULES_GTK:
+		best = pick_gtk((struct candidate *)c->data, c->len, size, scale);
+		break;
+	case LOOKUP_RULES_KDE:
+		best = pick_kde((struct candidate *)c->data, c->len, size, scale);
+		break;
+	default:
+		best = pick_spec((struct candidate *)c->data, c->len, size, scale);
+		break;
+	}
+	if (!best)
+		return -ENOENT;
+	*ret_path = icon_path(best->dir, name, best->ext);
+	*ret_ext = best->ext;
+	return 0;
 }
 
 static int lookup_fallback(struct lookup *l, const char *name, char **ret_path,
@@ -589,6 +815,20 @@ int lookup_theme_info(struct lookup *l, const char *theme, char **ret_name,
 	*ret_name = g_strdup(db_column_str(q, 0));
 	*ret_comment = g_strdup(db_column_str(q, 1));
 	*ret_example = g_strdup(db_column_str(q, 2));
+	return 0;
+}
+
+int lookup_theme_kde_keys(struct lookup *l, const char *theme, char **ret)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	int r;
+
+	r = db_query_row(l->db, &q,
+			 "SELECT kde_keys FROM theme WHERE name = ?1 AND valid",
+			 "t", theme);
+	if (r < 0)
+		return r;
+	*ret = g_strdup(db_column_str(q, 0));
 	return 0;
 }
 

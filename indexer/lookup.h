@@ -1,11 +1,12 @@
-/* The freedesktop Icon Theme Specification 0.13 lookup (FindIcon and its
- * helpers), answered from the index alone with prepared statements.
+/* The icon lookup (the freedesktop Icon Theme Specification 0.13's FindIcon
+ * and its helpers, as each toolkit reads it), answered from the index alone
+ * with prepared statements.
  *
  * The search order is the theme, its Inherits depth-first in order (missing
  * themes skipped, each theme searched once so cycles end), then hicolor and
- * its parents, then the unthemed fallback <base>/<name>.<ext>. Within a theme
- * LookupIcon's two passes run over subdir → base dir → extension; ties go to
- * the first found.
+ * its parents, then the unthemed fallback <base>/<name>.<ext>: the same for
+ * every toolkit. Which file of a theme is taken follows the rules of a
+ * toolkit (enum lookup_rules).
  *
  * A struct lookup belongs to one thread and one connection. Theme chains are
  * cached in it; call lookup_flush() after the index changed. */
@@ -16,7 +17,36 @@
 
 struct lookup;
 
-int lookup_new(sqlite3 *db, struct lookup **ret);
+/* Whose choices within a theme a lookup reproduces (`--rules`).
+ * GTK: GTK 4's gtkicontheme.c. Directories of the same Size, Type, limits
+ * and Scale are one group (in the order each first appears), and a group's
+ * file is its first directory's in base-dir order; an exact match wins,
+ * else a group that scales down beats one that scales up, then the nearest,
+ * then the requested scale, then a non-Scalable one; on a full tie the later
+ * group wins. Extensions: png, svg, xpm.
+ * KDE: KIconThemes' KIconTheme::iconPath. Every png of the theme before any
+ * svg, before any xpm; per extension the directories in order, the first
+ * exact match, else the nearest with downscaling preferred (a smaller one
+ * replaces a larger only when nearer); directories whose Context KDE does
+ * not know (Legacy, UI, Stock, ...) are skipped.
+ * Qt: Qt's qiconloader.cpp, which is the specification's LookupIcon with
+ * png files before others. */
+enum lookup_rules {
+	LOOKUP_RULES_GTK,
+	LOOKUP_RULES_KDE,
+	LOOKUP_RULES_QT,
+	_LOOKUP_RULES_MAX,
+};
+
+/* "gtk", "kde", "qt". */
+const char *lookup_rules_name(enum lookup_rules rules);
+/* The rules named `name`, or -EINVAL. */
+int lookup_rules_from_name(const char *name);
+/* The session's toolkit by XDG_CURRENT_DESKTOP (a colon-separated list, may
+ * be NULL): KDE → kde, LXQt → qt, anything else → gtk. */
+enum lookup_rules lookup_rules_for_desktop(const char *current_desktop);
+
+int lookup_new(sqlite3 *db, enum lookup_rules rules, struct lookup **ret);
 struct lookup *lookup_free(struct lookup *l);
 
 static inline void lookup_freep(struct lookup **l)
@@ -26,6 +56,7 @@ static inline void lookup_freep(struct lookup **l)
 
 /* The connection the lookup reads. */
 sqlite3 *lookup_db(struct lookup *l);
+enum lookup_rules lookup_rules(struct lookup *l);
 
 /* Forget cached theme chains. */
 void lookup_flush(struct lookup *l);
@@ -72,6 +103,11 @@ int lookup_theme_dirs(struct lookup *l, const char *theme, GArray **ret);
  * valid theme has that name. */
 int lookup_theme_info(struct lookup *l, const char *theme, char **ret_name,
 		      char **ret_comment, char **ret_example);
+
+/* The KDE keys of a theme's index.theme (theme_kde_keys: "KEY=VALUE\n"
+ * lines, "" when none; g_free); -ENOENT when no valid theme has that
+ * name. */
+int lookup_theme_kde_keys(struct lookup *l, const char *theme, char **ret);
 
 /* Names of all valid themes, sorted (g_ptr_array_unref frees all). */
 int lookup_themes(struct lookup *l, GPtrArray **ret);

@@ -187,7 +187,8 @@ static int theme_store(struct scanner *s, long long tid, const char *path,
 		     "UPDATE theme SET index_path = ?2, index_ino = ?3, "
 		     "index_mtime_ns = ?4, index_size = ?5, "
 		     "display_name = ?6, comment = ?7, example = ?8, "
-		     "inherits = ?9, hidden = ?10, valid = ?11 WHERE id = ?1",
+		     "inherits = ?9, hidden = ?10, valid = ?11, kde_keys = ?12 "
+		     "WHERE id = ?1",
 		     "I", tid);
 	if (r < 0)
 		return r;
@@ -208,7 +209,9 @@ static int theme_store(struct scanner *s, long long tid, const char *path,
 		sqlite3_bind_text(up, 8, info->example, -1, SQLITE_STATIC);
 		sqlite3_bind_text(up, 9, inherits, -1, SQLITE_STATIC);
 		sqlite3_bind_int(up, 10, info->hidden);
+		sqlite3_bind_text(up, 12, info->kde_keys, -1, SQLITE_STATIC);
 	} else {
+		sqlite3_bind_text(up, 12, "", -1, SQLITE_STATIC);
 		sqlite3_bind_text(up, 9, "", -1, SQLITE_STATIC);
 		sqlite3_bind_int(up, 10, 0);
 	}
@@ -226,8 +229,8 @@ static int theme_store(struct scanner *s, long long tid, const char *path,
 
 	r = db_prepare(s->db,
 		       "INSERT INTO subdir(theme_id, pos, path, size, scale, "
-		       "type, min_size, max_size, threshold) "
-		       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+		       "type, min_size, max_size, threshold, context) "
+		       "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
 		       &sub);
 	if (r < 0)
 		return r;
@@ -243,6 +246,8 @@ static int theme_store(struct scanner *s, long long tid, const char *path,
 		sqlite3_bind_int(sub, 7, sd->min_size);
 		sqlite3_bind_int(sub, 8, sd->max_size);
 		sqlite3_bind_int(sub, 9, sd->threshold);
+		sqlite3_bind_text(sub, 10, sd->context ? sd->context : "", -1,
+				  SQLITE_STATIC);
 		r = step_done(s, sub);
 		if (r < 0)
 			return r;

@@ -21,8 +21,11 @@ struct theme_info *theme_info_free(struct theme_info *info)
 	g_free(info->comment);
 	g_free(info->example);
 	g_strfreev(info->inherits);
-	for (size_t i = 0; i < info->n_subdirs; i++)
+	g_free(info->kde_keys);
+	for (size_t i = 0; i < info->n_subdirs; i++) {
 		g_free(info->subdirs[i].path);
+		g_free(info->subdirs[i].context);
+	}
 	g_free(info->subdirs);
 	g_free(info);
 	return NULL;
@@ -149,9 +152,50 @@ static int theme_subdir_parse(GKeyFile *kf, const char *path,
 	else
 		sd.type = THEME_DIR_THRESHOLD;
 
+	sd.context = g_key_file_get_string(kf, path, "Context", NULL);
+	if (sd.context)
+		g_strstrip(sd.context);
 	sd.path = g_strdup(path);
 	*ret = sd;
 	return 0;
+}
+
+const char *const theme_kde_keys[] = {
+	"DesktopDefault",     "DesktopSizes",	  "ToolbarDefault", "ToolbarSizes",
+	"MainToolbarDefault", "MainToolbarSizes", "SmallDefault",   "SmallSizes",
+	"PanelDefault",	      "PanelSizes",	  "DialogDefault",  "DialogSizes",
+	"FollowsColorScheme", NULL,
+};
+
+int theme_context_kde_known(const char *context)
+{
+	static const char *const known[] = {
+		"Devices",    "MimeTypes",  "FileSystems", "Applications",
+		"Actions",    "Animations", "Categories",  "Emblems",
+		"Emotes",     "International", "Places",   "Status",
+	};
+
+	if (!context || !*context)
+		return 1;
+	for (size_t i = 0; i < ELEMENTSOF(known); i++)
+		if (streq(context, known[i]))
+			return 1;
+	return 0;
+}
+
+/* The KDE keys the file has, as stored (theme_info.kde_keys): raw values,
+ * which KDE reads back with its own parser. */
+static char *theme_kde_keys_of(GKeyFile *kf)
+{
+	GString *out = g_string_new("");
+
+	for (const char *const *k = theme_kde_keys; *k; k++) {
+		g_autofree char *v = g_key_file_get_value(kf, THEME_GROUP, *k, NULL);
+
+		if (v && !strpbrk(v, "\n"))
+			g_string_append_printf(out, "%s=%s\n", *k, g_strstrip(v));
+	}
+	return g_string_free(out, FALSE);
 }
 
 static void theme_add_subdirs(GKeyFile *kf, const char *key, GHashTable *seen,
@@ -209,6 +253,7 @@ int theme_info_parse(const char *data, size_t len, const char *origin,
 	info->hidden = g_key_file_get_boolean(kf, THEME_GROUP, "Hidden", NULL);
 	inherits = g_key_file_get_string(kf, THEME_GROUP, "Inherits", NULL);
 	info->inherits = theme_split_list(inherits);
+	info->kde_keys = theme_kde_keys_of(kf);
 
 	seen = g_hash_table_new(g_str_hash, g_str_equal);
 	subdirs = g_array_new(FALSE, FALSE, sizeof(struct theme_subdir));

@@ -28,6 +28,7 @@ struct theme_subdir {
 	int min_size;
 	int max_size;
 	int threshold;
+	char *context; /* Context=, trimmed; NULL when absent */
 };
 
 struct theme_info {
@@ -36,9 +37,21 @@ struct theme_info {
 	char *example;
 	char **inherits; /* NULL-terminated, trimmed, no empty entries */
 	int hidden;
+	/* KDE's keys of [Icon Theme] (theme_kde_keys), "KEY=VALUE\n" each in
+	 * that order, "" when none */
+	char *kde_keys;
 	struct theme_subdir *subdirs; /* Directories then ScaledDirectories */
 	size_t n_subdirs;
 };
+
+/* The keys of [Icon Theme] that only KDE reads (KIconThemes: each group's
+ * default size and sizes, and whether its SVGs follow the colour scheme);
+ * NULL-terminated. */
+extern const char *const theme_kde_keys[];
+
+/* Whether KDE (KIconThemeDir) uses a directory of this Context (NULL or ""
+ * when it has none): it skips Stock, Legacy, UI and any it does not know. */
+int theme_context_kde_known(const char *context);
 
 /* Parse the contents of an index.theme; `origin` names it in log lines.
  * Returns 0, or -EBADMSG when there is no [Icon Theme] group at all. */

@@ -20,6 +20,7 @@ struct fixture {
 	char *bases[2];
 	sqlite3 *db;
 	struct lookup *l;
+	enum lookup_rules rules; /* of f->l: GTK's unless set before indexing */
 };
 
 static inline struct fixture *fixture_new(void)
@@ -78,7 +79,25 @@ static inline int fixture_index(struct fixture *f)
 	f->db = NULL;
 	if (index_open(f->db_path, f->bases, 0, &f->db, NULL) < 0)
 		return -1;
-	return lookup_new(f->db, &f->l);
+	return lookup_new(f->db, f->rules, &f->l);
+}
+
+/* Make f's index look as schema version `version` left it (what later
+ * migrations added, taken out), and close it. */
+static inline int fixture_downgrade(struct fixture *f, int version)
+{
+	g_autofree char *sql = g_strdup_printf(
+		"ALTER TABLE theme DROP COLUMN kde_keys;"
+		"ALTER TABLE subdir DROP COLUMN context;"
+		"PRAGMA user_version = %d",
+		version);
+	int r = version < 7 ? db_exec(f->db, sql) : 0;
+
+	lookup_free(f->l);
+	sqlite3_close(f->db);
+	f->l = NULL;
+	f->db = NULL;
+	return r;
 }
 
 static inline void fixture_free(struct fixture *f)

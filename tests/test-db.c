@@ -73,14 +73,46 @@ TEST(bitmap_renders_dropped)
 			      "src_mtime_ns, status, bytes, data_crc, head_crc, "
 			      "used) VALUES ('/i/a.png', 24, 1, 1, 1, 0, 0, 0, 0, 0), "
 			      "('/i/b.xpm', 24, 1, 1, 1, 0, 0, 0, 0, 0), "
-			      "('/i/c.svg', 24, 1, 1, 1, 0, 0, 0, 0, 0);"
-			      "PRAGMA user_version = 5"),
+			      "('/i/c.svg', 24, 1, 1, 1, 0, 0, 0, 0, 0);"),
 		      0);
+	ASSERT_EQ_INT(fixture_downgrade(f, 5), 0);
 	ASSERT_EQ_INT(db_open(f->db_path, 0, &db), 0);
 	ASSERT_EQ_INT(db_query_row(db, &q, "SELECT group_concat(source) FROM blob", ""), 0);
 	ASSERT_EQ_STR(db_column_str(q, 0), "/i/c.svg");
 	sqlite3_finalize(q);
 	sqlite3_close(db);
+	fixture_free(f);
+}
+
+/* Migration 7: KDE's keys and the directories' contexts come from each
+ * theme's index.theme, read again at the first refresh after it. */
+TEST(kde_keys_read_again)
+{
+	struct fixture *f = fixture_new();
+	sqlite3_stmt *q = NULL;
+
+	fixture_write(f, "k/index.theme",
+		      "[Icon Theme]\nName=K\nDesktopDefault=48\n"
+		      "DesktopSizes=16,48\nFollowsColorScheme=true\n"
+		      "Directories=16,legacy\n\n[16]\nSize=16\nContext=Places\n\n"
+		      "[legacy]\nSize=16\nContext=Legacy\n",
+		      -1);
+	fixture_png(f, "k/16/a.png", 16);
+	ASSERT_EQ_INT(fixture_index(f), 0);
+	ASSERT_EQ_INT(fixture_downgrade(f, 6), 0);
+	ASSERT_EQ_INT(fixture_index(f), 0);
+	ASSERT_EQ_INT(db_query_row(f->db, &q,
+				   "SELECT kde_keys FROM theme WHERE name = 'k'", ""),
+		      0);
+	ASSERT_EQ_STR(db_column_str(q, 0), "DesktopDefault=48\nDesktopSizes=16,48\n"
+					   "FollowsColorScheme=true\n");
+	sqlite3_finalize(q);
+	ASSERT_EQ_INT(db_query_row(f->db, &q,
+				   "SELECT group_concat(path || ':' || context, ' ') "
+				   "FROM (SELECT * FROM subdir ORDER BY pos)", ""),
+		      0);
+	ASSERT_EQ_STR(db_column_str(q, 0), "16:Places legacy:Legacy");
+	sqlite3_finalize(q);
 	fixture_free(f);
 }
 
@@ -293,7 +325,7 @@ TEST(no_xattrs_always_checked)
 }
 
 TEST_MAIN(TEST_CASE(busy_is_busy), TEST_CASE(newer_index_left_alone),
-	  TEST_CASE(bitmap_renders_dropped),
+	  TEST_CASE(bitmap_renders_dropped), TEST_CASE(kde_keys_read_again),
 	  TEST_CASE(foreign_moved_aside),
 	  TEST_CASE(checked_file_not_checked_again),
 	  TEST_CASE(crash_means_check), TEST_CASE(no_xattrs_always_checked))

@@ -44,7 +44,7 @@ static int setup(struct ctx *c)
 	    content_new(c->f->db_path, NULL, c->f->bases, 1, 5000, 1 << 20,
 			&c->content) < 0 ||
 	    synth_new(&c->gen, &c->synth) < 0 ||
-	    tree_new("t", "--theme", &c->tree) < 0)
+	    tree_new("t", "--theme", LOOKUP_RULES_GTK, &c->tree) < 0)
 		return -1;
 	c->x = (struct tree_ctx){ .db = c->f->db,
 				  .l = c->f->l,

@@ -30,7 +30,7 @@ TEST(failed_start_keeps_fd0)
 		content_new(f->db_path, NULL, f->bases, 1, 5000, 1 << 20, &c),
 		0);
 	ASSERT_EQ_INT(synth_new(NULL, &s), 0);
-	ASSERT_EQ_INT(tree_new("t", "--theme", &t), 0);
+	ASSERT_EQ_INT(tree_new("t", "--theme", LOOKUP_RULES_GTK, &t), 0);
 	ASSERT_TRUE(watch_start(NULL, t, c, s, &gen, missing, f->bases, &w) < 0);
 	ASSERT_TRUE(fcntl(0, F_GETFD) >= 0);
 	tree_free(t);
