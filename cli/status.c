@@ -126,6 +126,14 @@ int cli_status(struct cli_options *o)
 		printf("%-16s %s (configured; from %s)\n", "theme", theme,
 		       desktop_source_name(source));
 	}
+	n = getxattr(mnt, VIEW_XATTR_RULES, value, sizeof(value) - 1);
+	if (n > 0) {
+		value[n] = '\0';
+		printf("%-16s %s (served)\n", "rules", value);
+	} else {
+		printf("%-16s %s (configured; from XDG_CURRENT_DESKTOP)\n",
+		       "rules", lookup_rules_name(o->rules));
+	}
 	print_index(db);
 	print_shared(o);
 

@@ -1,7 +1,9 @@
-/* The specification's lookup (lookup.h) on a fixture: exact and threshold
- * matches, the closest size, inheritance, hicolor, the unthemed fallback,
- * names that never resolve, and the name lists. (Every rule on its own
- * fixture: tests/test_conformance.py.) */
+/* The lookup (lookup.h) on a fixture: exact and threshold matches, the
+ * closest size, inheritance, hicolor, the unthemed fallback, names that
+ * never resolve, the name lists, and where the toolkits' rules part
+ * (GTK 4, KIconThemes, Qt: the cases their sources decide differently).
+ * (Every specification rule on its own fixture: tests/test_conformance.py;
+ * the real toolkits against the mount: tests/test_fidelity.py.) */
 #include <errno.h>
 
 #include "fixture.h"
@@ -79,4 +81,80 @@ TEST(lists)
 	fixture_free(f);
 }
 
-TEST_MAIN(TEST_CASE(resolve), TEST_CASE(lists))
+/* One theme whose directories part the toolkits: d in 16 and 48; e in
+ * two groups of size 16 (Fixed and Threshold); k an svg at 24 and a png
+ * at 48; l at 24 only in a directory of Context=Legacy, and at 48. */
+static void rules_theme(struct fixture *f)
+{
+	fixture_write(f, "r/index.theme",
+		      "[Icon Theme]\nName=R\nDirectories=16,16t,24,48,legacy\n\n"
+		      "[16]\nSize=16\nType=Fixed\nContext=Actions\n\n"
+		      "[16t]\nSize=16\nType=Threshold\nContext=Actions\n\n"
+		      "[24]\nSize=24\nType=Fixed\nContext=Places\n\n"
+		      "[48]\nSize=48\nType=Fixed\nContext=Places\n\n"
+		      "[legacy]\nSize=24\nType=Fixed\nContext=Legacy\n",
+		      -1);
+	fixture_png(f, "r/16/d.png", 16);
+	fixture_png(f, "r/48/d.png", 48);
+	fixture_png(f, "r/16/e.png", 16);
+	fixture_png(f, "r/16t/e.png", 16);
+	fixture_write(f, "r/24/k.svg", fixture_svg(), -1);
+	fixture_png(f, "r/48/k.png", 48);
+	fixture_png(f, "r/legacy/l.png", 24);
+	fixture_png(f, "r/48/l.png", 48);
+}
+
+static bool picks(struct fixture *f, const char *name, int size,
+		  const char *suffix)
+{
+	char *path = NULL;
+	int ext;
+
+	if (lookup_icon(f->l, "r", name, size, 1, &path, &ext) < 0)
+		return false;
+	return ends(path, suffix);
+}
+
+TEST(rules)
+{
+	struct fixture *f = fixture_new();
+
+	rules_theme(f);
+	f->rules = LOOKUP_RULES_GTK;
+	ASSERT_EQ_INT(fixture_index(f), 0);
+	ASSERT_TRUE(picks(f, "d", 24, "/r/48/d.png")); /* scales down */
+	ASSERT_TRUE(picks(f, "e", 16, "/r/16t/e.png")); /* the later group */
+	ASSERT_TRUE(picks(f, "k", 24, "/r/24/k.svg"));
+	ASSERT_TRUE(picks(f, "l", 24, "/r/legacy/l.png"));
+
+	f->rules = LOOKUP_RULES_KDE;
+	ASSERT_EQ_INT(fixture_index(f), 0);
+	ASSERT_TRUE(picks(f, "d", 24, "/r/48/d.png"));
+	ASSERT_TRUE(picks(f, "e", 16, "/r/16/e.png")); /* the first exact */
+	ASSERT_TRUE(picks(f, "k", 24, "/r/48/k.png")); /* png before svg */
+	ASSERT_TRUE(picks(f, "l", 24, "/r/48/l.png")); /* Legacy skipped */
+
+	f->rules = LOOKUP_RULES_QT;
+	ASSERT_EQ_INT(fixture_index(f), 0);
+	ASSERT_TRUE(picks(f, "d", 24, "/r/16/d.png")); /* the nearest */
+	ASSERT_TRUE(picks(f, "e", 16, "/r/16/e.png"));
+	ASSERT_TRUE(picks(f, "k", 24, "/r/24/k.svg"));
+	ASSERT_TRUE(picks(f, "l", 24, "/r/legacy/l.png"));
+	fixture_free(f);
+}
+
+TEST(rules_names)
+{
+	ASSERT_EQ_INT(lookup_rules_for_desktop(NULL), LOOKUP_RULES_GTK);
+	ASSERT_EQ_INT(lookup_rules_for_desktop("GNOME"), LOOKUP_RULES_GTK);
+	ASSERT_EQ_INT(lookup_rules_for_desktop("KDE"), LOOKUP_RULES_KDE);
+	ASSERT_EQ_INT(lookup_rules_for_desktop("ubuntu:KDE"), LOOKUP_RULES_KDE);
+	ASSERT_EQ_INT(lookup_rules_for_desktop("LXQt"), LOOKUP_RULES_QT);
+	ASSERT_EQ_INT(lookup_rules_for_desktop("XFCE"), LOOKUP_RULES_GTK);
+	ASSERT_EQ_INT(lookup_rules_from_name("kde"), LOOKUP_RULES_KDE);
+	ASSERT_EQ_INT(lookup_rules_from_name("GTK"), -EINVAL);
+	ASSERT_EQ_STR(lookup_rules_name(LOOKUP_RULES_QT), "qt");
+}
+
+TEST_MAIN(TEST_CASE(resolve), TEST_CASE(lists), TEST_CASE(rules),
+	  TEST_CASE(rules_names))
