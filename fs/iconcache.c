@@ -76,21 +76,30 @@ static guint32 append_images(GByteArray *b, guint first, guint last,
 	return off;
 }
 
-/* An image list naming the dirs `in` (guint indexes) as PNG. */
-static guint32 append_images_in(GByteArray *b, GArray *in)
+/* An image list naming the dirs `in` (iconcache.h's `extra` entries),
+ * then scalable/ when `with_svg`. */
+static guint32 append_images_in(GByteArray *b, GArray *in, guint scalable,
+				bool with_svg)
 {
-	guint32 off = append32(b, in->len);
+	guint32 off = append32(b, in->len + (with_svg ? 1 : 0));
 
 	for (guint i = 0; i < in->len; i++) {
-		append16(b, (guint16)g_array_index(in, guint, i));
-		append16(b, SUFFIX_PNG);
+		guint d = g_array_index(in, guint, i);
+
+		append16(b, (guint16)(d & ~ICONCACHE_SVG));
+		append16(b, d & ICONCACHE_SVG ? SUFFIX_SVG : SUFFIX_PNG);
+		append32(b, 0);
+	}
+	if (with_svg) {
+		append16(b, (guint16)scalable);
+		append16(b, SUFFIX_SVG);
 		append32(b, 0);
 	}
 	return off;
 }
 
 void iconcache_build(GPtrArray *dirs, GPtrArray *names, GPtrArray *svg_names,
-		     GHashTable *only_in, GByteArray *b)
+		     bool svg_in_sizes, GHashTable *extra, GByteArray *b)
 {
 	g_autoptr(GHashTable) in_svg =
 		g_hash_table_new(g_str_hash, g_str_equal);
@@ -111,13 +120,15 @@ void iconcache_build(GPtrArray *dirs, GPtrArray *names, GPtrArray *svg_names,
 	for (guint i = 0; i < svg_names->len; i++)
 		if (!g_hash_table_contains(in_png, svg_names->pdata[i]))
 			g_ptr_array_add(all, svg_names->pdata[i]);
-	if (only_in) {
+	if (extra) {
 		GHashTableIter it;
 		gpointer name;
 
-		g_hash_table_iter_init(&it, only_in);
+		g_hash_table_iter_init(&it, extra);
 		while (g_hash_table_iter_next(&it, &name, NULL))
-			g_ptr_array_add(all, name);
+			if (!g_hash_table_contains(in_png, name) &&
+			    !g_hash_table_contains(in_svg, name))
+				g_ptr_array_add(all, name);
 	}
 
 	g_byte_array_set_size(b, 0);
@@ -133,7 +144,9 @@ void iconcache_build(GPtrArray *dirs, GPtrArray *names, GPtrArray *svg_names,
 
 	list_png = append_images(b, 0, scalable, SUFFIX_PNG, scalable, false);
 	list_both = append_images(b, 0, scalable, SUFFIX_PNG, scalable, true);
-	list_svg = append_images(b, 0, 0, 0, scalable, true);
+	list_svg = svg_in_sizes
+			   ? append_images(b, 0, scalable, SUFFIX_SVG, scalable, true)
+			   : append_images(b, 0, 0, 0, scalable, true);
 
 	/* Icons, chained per bucket in order. */
 	heads = g_new(guint32, n_buckets);
@@ -146,13 +159,13 @@ void iconcache_build(GPtrArray *dirs, GPtrArray *names, GPtrArray *svg_names,
 		guint32 icon = icons_off + 12 * i;
 		bool png = g_hash_table_contains(in_png, name);
 		bool svg = g_hash_table_contains(in_svg, name);
-		GArray *in = png || svg ? NULL : g_hash_table_lookup(only_in, name);
+		GArray *in = png || !extra ? NULL : g_hash_table_lookup(extra, name);
 
 		put32(b, icon, heads[bucket]);
 		heads[bucket] = icon;
 		put32(b, icon + 4, append_str(b, name));
 		put32(b, icon + 8,
-		      in	 ? append_images_in(b, in)
+		      in	 ? append_images_in(b, in, scalable, svg)
 		      : png && svg ? list_both
 		      : png	   ? list_png
 				   : list_svg);

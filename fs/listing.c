@@ -95,19 +95,59 @@ static int list_theme(struct tree_ctx *x, const char *theme, struct listing *ls)
 	return r;
 }
 
+/* The SVGs a size view holds as the sources' own bytes (tree.c): under
+ * kde every name of scalable/ (`svg`), in every size view; otherwise the
+ * symbolic names' per-size variants at their size (scale 1). Named into
+ * ls->names; the set of them into `out` (the names, borrowed). */
+static int list_sizedir_svgs(struct tree_ctx *x, const struct tree_node *dir,
+			     GPtrArray *svg, struct listing *ls, GHashTable *out)
+{
+	g_autoptr(GPtrArray) variants = NULL;
+	int r;
+
+	if (lookup_rules(x->l) == LOOKUP_RULES_KDE) {
+		for (unsigned i = 0; i < svg->len; i++)
+			g_hash_table_add(out, svg->pdata[i]);
+	} else if (dir->scale == 1) {
+		r = synth_symbolic_svgs(x->synth, x->l, dir->theme, &variants);
+		if (r < 0)
+			return r;
+		for (unsigned i = 0; i < variants->len; i++) {
+			const char *n = synth_entry_at(variants->pdata[i],
+						       (unsigned)dir->size);
+
+			if (n)
+				listing_add(ls, g_strconcat(n, ".svg", NULL), DT_REG);
+		}
+		return 0;
+	}
+	for (unsigned i = 0; i < svg->len; i++)
+		if (strlen(svg->pdata[i]) + 4 <= NAME_MAX)
+			listing_add(ls, g_strconcat(svg->pdata[i], ".svg", NULL),
+				    DT_REG);
+	return 0;
+}
+
 /* Icons: symbolic names under icons/ as SVG, and in a size view as GTK's
  * pre-encoded NAME.symbolic.png where the theme has one of exactly that
- * size (toolkits recolour both); rendered like any other in the flat
+ * size (toolkits recolour both) and as a per-size SVG variant; under kde
+ * every SVG as SVG in the size views; rendered like any other in the flat
  * views. */
 static int list_icons(struct tree *t, struct tree_ctx *x, struct prefetch *pf,
 		      uint64_t ino, const struct tree_node *dir,
 		      struct listing *ls)
 {
 	bool svg = dir->kind == TREE_SCALABLE;
-	g_autoptr(GPtrArray) names = NULL;
+	g_autoptr(GPtrArray) names = NULL, svgs = NULL;
+	g_autoptr(GPtrArray) rendered = NULL;
+	g_autoptr(GHashTable) as_svg = g_hash_table_new(g_str_hash, g_str_equal);
 	int r;
 
 	r = synth_names(x->synth, x->l, dir->theme, svg, &names);
+	if (r >= 0 && dir->kind == TREE_SIZEDIR)
+		r = synth_names(x->synth, x->l, dir->theme, true, &svgs);
+	if (r >= 0 && dir->kind == TREE_SIZEDIR)
+		r = list_sizedir_svgs(x, dir, svgs, ls, as_svg);
 	if (r < 0)
 		return r;
 	ls->icon_src = g_ptr_array_ref(names);
@@ -117,7 +157,8 @@ static int list_icons(struct tree *t, struct tree_ctx *x, struct prefetch *pf,
 		const char *n = names->pdata[i];
 
 		/* names too long for an entry are not listed (ENAMETOOLONG) */
-		if ((dir->kind == TREE_SIZEDIR && view_is_symbolic(n)) ||
+		if ((dir->kind == TREE_SIZEDIR &&
+		     (view_is_symbolic(n) || g_hash_table_contains(as_svg, n))) ||
 		    strlen(n) + 4 > NAME_MAX)
 			continue;
 		g_ptr_array_add(ls->icons, (gpointer)n);
@@ -130,17 +171,26 @@ static int list_icons(struct tree *t, struct tree_ctx *x, struct prefetch *pf,
 		if (r < 0)
 			return r;
 		for (unsigned i = 0; i < ls->symbolic_src->len; i++) {
-			const char *n = synth_symbolic_png_at(
+			const char *n = synth_entry_at(
 				ls->symbolic_src->pdata[i], px);
 
 			if (n && strlen(n) + 4 <= NAME_MAX)
 				g_ptr_array_add(ls->icons, (gpointer)n);
 		}
 	}
-	/* rendered ahead once a program stats one of them, not before */
+	/* rendered ahead once a program stats one of them, not before (not
+	 * those served as SVG) */
+	rendered = g_ptr_array_ref(names);
+	if (g_hash_table_size(as_svg) > 0) {
+		g_ptr_array_unref(rendered);
+		rendered = g_ptr_array_new_with_free_func(g_free);
+		for (unsigned i = 0; i < names->len; i++)
+			if (!g_hash_table_contains(as_svg, names->pdata[i]))
+				g_ptr_array_add(rendered, g_strdup(names->pdata[i]));
+	}
 	if (pf && !svg)
 		prefetch_listed(pf, ino, dir->theme, dir->size, dir->scale,
-				names, dir->kind == TREE_SIZEDIR,
+				rendered, dir->kind == TREE_SIZEDIR,
 				generation_now(x->gen));
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* Synthesized files and name lists; see synth.h. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "db.h"
@@ -14,8 +15,9 @@
 /* Which rules built a stored file: this version, and the format of what
  * is synthesized (bumped whenever the files' content changes for the same
  * index: 2 the symbolic rule, 4 hicolor's directories of GTK's built-in
- * icons, 5 pre-encoded symbolic PNGs in size views). */
-#define SYNTH_FORMAT  "6"
+ * icons, 5 pre-encoded symbolic PNGs in size views, 6 the toolkits' rules,
+ * 7 per-size symbolic SVGs and KDE's SVGs in size views). */
+#define SYNTH_FORMAT  "7"
 
 /* What a stored row says made it: this version and format, and the rules
  * of the lookup that built it (the files differ per toolkit). */
@@ -305,11 +307,66 @@ static int build_symbolic_pngs(struct synth *s, struct lookup *l,
 	return 0;
 }
 
-enum { KIND_NAMES, KIND_SVG, KIND_SYMBOLIC_PNG, KIND_INDEX_THEME, KIND_ICON_CACHE };
+/* "PX NAME" entries by PX, then NAME. */
+static gint entry_cmp(gconstpointer a, gconstpointer b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	long px = strtol(x, NULL, 10), py = strtol(y, NULL, 10);
+
+	return px != py ? (px < py ? -1 : 1) : strcmp(x, y);
+}
+
+static int build_symbolic_svgs(struct synth *s, struct lookup *l,
+			       const char *theme, gpointer *ret)
+{
+	g_autoptr(GPtrArray) names = NULL;
+	g_autoptr(GArray) sizes = NULL;
+	GPtrArray *out;
+	int r;
+
+	(void)s;
+	r = lookup_symbolic_variants(l, theme, &names);
+	if (r >= 0)
+		r = synth_sizes(l, theme, &sizes);
+	if (r < 0)
+		return r;
+	out = g_ptr_array_new_with_free_func(g_free);
+	for (unsigned i = 0; i < names->len; i++) {
+		const char *name = names->pdata[i];
+		g_autofree char *nominal = NULL;
+		int ext;
+
+		if (!view_is_symbolic(name) ||
+		    lookup_icon(l, theme, name, view_nominal_size(name), 1,
+				&nominal, &ext) < 0)
+			continue;
+		for (unsigned j = 0; j < sizes->len; j++) {
+			int px = g_array_index(sizes, int, j);
+			g_autofree char *path = NULL;
+
+			if (lookup_icon(l, theme, name, px, 1, &path, &ext) == 0 &&
+			    ext == ICON_EXT_SVG && !streq(path, nominal))
+				g_ptr_array_add(out, g_strdup_printf("%d %s", px, name));
+		}
+	}
+	g_ptr_array_sort(out, entry_cmp);
+	*ret = out;
+	return 0;
+}
+
+enum {
+	KIND_NAMES,
+	KIND_SVG,
+	KIND_SYMBOLIC_PNG,
+	KIND_SYMBOLIC_SVG,
+	KIND_INDEX_THEME,
+	KIND_ICON_CACHE,
+};
 static const struct kind kinds[] = {
 	[KIND_NAMES] = NAMES_KIND("names", build_names),
 	[KIND_SVG] = NAMES_KIND("svg", build_svg_names),
 	[KIND_SYMBOLIC_PNG] = NAMES_KIND("symbolic.png", build_symbolic_pngs),
+	[KIND_SYMBOLIC_SVG] = NAMES_KIND("symbolic.svg", build_symbolic_svgs),
 	[KIND_INDEX_THEME] = FILE_KIND("index.theme", build_index_theme),
 	[KIND_ICON_CACHE] = FILE_KIND("icon-theme.cache", build_icon_cache),
 };
@@ -327,7 +384,13 @@ int synth_symbolic_pngs(struct synth *s, struct lookup *l, const char *theme,
 	return synth_get(s, l, &kinds[KIND_SYMBOLIC_PNG], theme, (gpointer *)ret);
 }
 
-const char *synth_symbolic_png_at(const char *entry, unsigned px)
+int synth_symbolic_svgs(struct synth *s, struct lookup *l, const char *theme,
+			GPtrArray **ret)
+{
+	return synth_get(s, l, &kinds[KIND_SYMBOLIC_SVG], theme, (gpointer *)ret);
+}
+
+const char *synth_entry_at(const char *entry, unsigned px)
 {
 	char *end;
 	unsigned long n = strtoul(entry, &end, 10);
@@ -491,17 +554,43 @@ static int build_index_theme(struct synth *s, struct lookup *l,
 	return 0;
 }
 
+/* The "PX NAME" `entries` into `extra` (iconcache.h): each name in the
+ * dirs of that PX (`px`, guint per dir, 0 for none), with `flag`. */
+static void extra_add(GHashTable *extra, GPtrArray *entries, GArray *px,
+		      guint flag)
+{
+	for (unsigned i = 0; i < entries->len; i++)
+		for (guint d = 0; d < px->len; d++) {
+			const char *name = synth_entry_at(
+				entries->pdata[i], g_array_index(px, unsigned, d));
+			guint v = d | flag;
+			GArray *in;
+
+			if (!name)
+				continue;
+			in = g_hash_table_lookup(extra, name);
+			if (!in) {
+				in = g_array_new(FALSE, FALSE, sizeof(guint));
+				g_hash_table_insert(extra, (gpointer)name, in);
+			}
+			g_array_append_val(in, v);
+		}
+}
+
 static int build_icon_cache(struct synth *s, struct lookup *l,
 			    const char *theme, gpointer *ret)
 {
 	g_autoptr(GArray) sizes = NULL;
 	g_autoptr(GPtrArray) dirs = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) names = NULL, svg = NULL, symbolic = NULL;
+	g_autoptr(GPtrArray) variants = NULL;
 	g_autoptr(GPtrArray) png = g_ptr_array_new();
 	g_autoptr(GArray) px = g_array_new(FALSE, FALSE, sizeof(unsigned));
-	/* a pre-encoded symbolic name → the dirs (guint) that list it */
-	g_autoptr(GHashTable) only_in = g_hash_table_new_full(
+	/* a name some size dirs hold → those dirs (guint, iconcache.h) */
+	g_autoptr(GHashTable) extra = g_hash_table_new_full(
 		g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_array_unref);
+	g_autoptr(GHashTable) in_svg = g_hash_table_new(g_str_hash, g_str_equal);
+	bool kde = lookup_rules(l) == LOOKUP_RULES_KDE;
 	GByteArray *out;
 	int r;
 
@@ -512,6 +601,8 @@ static int build_icon_cache(struct synth *s, struct lookup *l,
 		r = synth_names(s, l, theme, true, &svg);
 	if (r >= 0)
 		r = synth_symbolic_pngs(s, l, theme, &symbolic);
+	if (r >= 0)
+		r = synth_symbolic_svgs(s, l, theme, &variants);
 	if (r < 0)
 		return r;
 	for (unsigned scale = 1; scale <= 2; scale++)
@@ -529,26 +620,18 @@ static int build_icon_cache(struct synth *s, struct lookup *l,
 			g_array_append_val(px, p);
 		}
 	g_ptr_array_add(dirs, g_strdup("scalable"));
+	/* under kde an SVG is an SVG in every view (tree.c) */
+	for (unsigned i = 0; kde && i < svg->len; i++)
+		g_hash_table_add(in_svg, svg->pdata[i]);
 	for (unsigned i = 0; i < names->len; i++)
-		if (!view_is_symbolic(names->pdata[i]))
+		if (!view_is_symbolic(names->pdata[i]) &&
+		    !g_hash_table_contains(in_svg, names->pdata[i]))
 			g_ptr_array_add(png, names->pdata[i]);
-	for (unsigned i = 0; i < symbolic->len; i++)
-		for (guint d = 0; d < px->len; d++) {
-			const char *name = synth_symbolic_png_at(
-				symbolic->pdata[i], g_array_index(px, unsigned, d));
-			GArray *in;
-
-			if (!name)
-				continue;
-			in = g_hash_table_lookup(only_in, name);
-			if (!in) {
-				in = g_array_new(FALSE, FALSE, sizeof(guint));
-				g_hash_table_insert(only_in, (gpointer)name, in);
-			}
-			g_array_append_val(in, d);
-		}
+	extra_add(extra, symbolic, px, 0);
+	if (!kde)
+		extra_add(extra, variants, px, ICONCACHE_SVG);
 	out = g_byte_array_new();
-	iconcache_build(dirs, png, svg, only_in, out);
+	iconcache_build(dirs, png, svg, kde, extra, out);
 	*ret = g_byte_array_free_to_bytes(out);
 	return 0;
 }

@@ -47,9 +47,17 @@ int synth_names(struct synth *s, struct lookup *l, const char *theme, bool svg,
 int synth_symbolic_pngs(struct synth *s, struct lookup *l, const char *theme,
 			GPtrArray **ret);
 
-/* The NAME of a synth_symbolic_pngs() entry when its PX is `px`, else
- * NULL (a pointer into `entry`). */
-const char *synth_symbolic_png_at(const char *entry, unsigned px);
+/* The symbolic names whose SVG at some listed size (scale 1) is another
+ * than scalable/'s (a theme's own variant for that size): "PX NAME"
+ * entries, which a size view lists at PX as NAME.svg, so that GTK draws
+ * the variant it draws without the mount. A new reference. */
+int synth_symbolic_svgs(struct synth *s, struct lookup *l, const char *theme,
+			GPtrArray **ret);
+
+/* The NAME of a "PX NAME" entry (synth_symbolic_pngs(),
+ * synth_symbolic_svgs()) when its PX is `px`, else NULL (a pointer into
+ * `entry`). */
+const char *synth_entry_at(const char *entry, unsigned px);
 
 enum synth_file {
 	/* every size view as a Fixed directory, scalable/ as Scalable,

@@ -346,8 +346,18 @@ static int theme_exists(struct tree_ctx *x, const char *theme)
 	return lookup_theme_info(x->l, theme, &a, &b, &c);
 }
 
+/* Whether a size view holds `name` as the SVG source's own bytes (the
+ * rules' own toolkit renders it): under kde every icon whose source is an
+ * SVG (KDE renders SVGs itself and recolours them by its colour scheme),
+ * otherwise symbolic names (their per-size variants; synth.h). */
+static bool sizedir_svg(struct tree *t, const char *name)
+{
+	return t->rules == LOOKUP_RULES_KDE || view_is_symbolic(name);
+}
+
 /* Resolve an icon file of directory kind `dir`: TREE_ICON at size·scale
- * pixels, TREE_SVG as the SVG its nominal-size lookup picks. */
+ * pixels, TREE_SVG as the SVG its nominal-size lookup picks in scalable/
+ * and its size·scale lookup picks in a size view. */
 static int resolve_icon(struct tree *t, struct tree_ctx *x, enum tree_kind dir,
 			enum tree_kind kind, const char *theme, const char *name,
 			int size, int scale, struct icon_content *ret)
@@ -356,8 +366,14 @@ static int resolve_icon(struct tree *t, struct tree_ctx *x, enum tree_kind dir,
 	int ext, r;
 
 	if (kind == TREE_SVG) {
-		r = lookup_icon(x->l, theme, name, view_nominal_size(name), 1,
-				&source, &ext);
+		if (dir == TREE_SIZEDIR && !sizedir_svg(t, name))
+			return -ENOENT;
+		r = dir == TREE_SIZEDIR
+			    ? lookup_icon(x->l, theme, name, size, scale,
+					  &source, &ext)
+			    : lookup_icon(x->l, theme, name,
+					  view_nominal_size(name), 1, &source,
+					  &ext);
 		if (r < 0)
 			return r;
 		if (ext != ICON_EXT_SVG)
@@ -372,6 +388,10 @@ static int resolve_icon(struct tree *t, struct tree_ctx *x, enum tree_kind dir,
 	r = lookup_icon(x->l, theme, name, size, scale, &source, &ext);
 	if (r < 0)
 		return r;
+	/* KDE looks for NAME.png in every directory before NAME.svg: an SVG
+	 * is there as NAME.svg only */
+	if (dir == TREE_SIZEDIR && ext == ICON_EXT_SVG && t->rules == LOOKUP_RULES_KDE)
+		return -ENOENT;
 	if (dir == TREE_SIZEDIR && view_is_symbolic_png(name)) {
 		/* GTK's pre-encoded file as it is, or nothing: a rescale would
 		 * be another picture than GTK's own of the SVG (the flat views

@@ -166,14 +166,19 @@ int view_parse_entry(enum tree_kind dir, const char *theme, int size,
 	case TREE_SCALABLE:
 		r = view_parse_icon_file(
 			name, dir == TREE_SCALABLE ? "svg" : "png", &e.name);
+		e.kind = dir == TREE_SCALABLE ? TREE_SVG : TREE_ICON;
+		if (r == -ENOENT && dir == TREE_SIZEDIR) {
+			r = view_parse_icon_file(name, "svg", &e.name);
+			e.kind = TREE_SVG;
+		}
 		if (r < 0)
 			return r;
-		if (dir == TREE_SIZEDIR && view_is_symbolic(e.name) &&
+		if (e.kind == TREE_ICON && dir == TREE_SIZEDIR &&
+		    view_is_symbolic(e.name) &&
 		    (scale != 1 || !view_is_symbolic_png(e.name))) {
 			g_free(e.name);
 			return -ENOENT;
 		}
-		e.kind = dir == TREE_SCALABLE ? TREE_SVG : TREE_ICON;
 		e.theme = g_strdup(theme);
 		e.size = size;
 		e.scale = scale;

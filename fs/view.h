@@ -36,7 +36,7 @@ enum tree_kind {
 	TREE_SCALABLE,	  /* icons/<Theme>/scalable/ */
 	TREE_FLATDIR,	  /* <N>[@S]/ */
 	TREE_ICON,	  /* a .png in a size dir */
-	TREE_SVG,	  /* a .svg in scalable/ */
+	TREE_SVG,	  /* a .svg in scalable/, or in a size view (tree.h) */
 	TREE_INDEX_THEME, /* icons/<Theme>/index.theme */
 	TREE_ICON_CACHE,  /* icons/<Theme>/icon-theme.cache */
 };

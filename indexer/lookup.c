@@ -623,6 +623,62 @@ static int lookup_fallback(struct lookup *l, const char *name, char **ret_path,
 	return r;
 }
 
+/* KIconLoader's next, less specific name within one theme ("a-b-c" →
+ * "a-b", "text-x-foo" → "text-foo"...; a media type → its "-x-generic"
+ * icon, which has no fallback of its own), keeping a "-symbolic" end; false
+ * when there is none. */
+static bool kde_fallback_name(GString *cur, bool *generic)
+{
+	static const char *const media[] = {
+		"text",	   "application", "image",     "audio",
+		"inode",   "video",	  "message",   "model",
+		"multipart", "x-content", "x-epoc",
+	};
+	bool symbolic = g_str_has_suffix(cur->str, "-symbolic");
+	char *dash;
+
+	if (*generic)
+		return false;
+	if (symbolic)
+		g_string_truncate(cur, cur->len - strlen("-symbolic"));
+	dash = strrchr(cur->str, '-');
+	if (dash && dash - cur->str > 1) {
+		g_string_truncate(cur, dash - cur->str);
+		if (g_str_has_suffix(cur->str, "-x"))
+			g_string_truncate(cur, cur->len - 2);
+		if (symbolic)
+			g_string_append(cur, "-symbolic");
+		return true;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(media); i++)
+		if (streq(cur->str, media[i])) {
+			g_string_append(cur, "-x-generic");
+			*generic = true;
+			return true;
+		}
+	return false;
+}
+
+/* KIconLoader searches each theme for the name and then for its less
+ * specific names before the next theme: what it finds for "gnumeric-font"
+ * in Papirus is Papirus's "gnumeric", not breeze's "gnumeric-font". */
+static int lookup_in_theme_kde(struct lookup *l, long long theme_id,
+			       const char *name, int size, int scale,
+			       char **ret_path, int *ret_ext)
+{
+	g_autoptr(GString) cur = g_string_new(name);
+	bool generic = g_str_has_suffix(name, "-x-generic");
+	int r;
+
+	do {
+		r = lookup_in_theme(l, theme_id, cur->str, size, scale, ret_path,
+				    ret_ext);
+		if (r != -ENOENT)
+			return r;
+	} while (kde_fallback_name(cur, &generic));
+	return -ENOENT;
+}
+
 int lookup_icon(struct lookup *l, const char *theme, const char *name, int size,
 		int scale, char **ret_path, int *ret_ext)
 {
@@ -636,8 +692,11 @@ int lookup_icon(struct lookup *l, const char *theme, const char *name, int size,
 	if (r < 0)
 		return r;
 	for (unsigned i = 0; i < n; i++) {
-		r = lookup_in_theme(l, ids[i], name, size, scale, ret_path,
-				    ret_ext);
+		r = l->rules == LOOKUP_RULES_KDE
+			    ? lookup_in_theme_kde(l, ids[i], name, size, scale,
+						  ret_path, ret_ext)
+			    : lookup_in_theme(l, ids[i], name, size, scale,
+					      ret_path, ret_ext);
 		if (r != -ENOENT)
 			return r;
 	}
@@ -745,6 +804,38 @@ int lookup_symbolic_pngs(struct lookup *l, const char *theme, GPtrArray **ret)
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
 		g_ptr_array_add(out, g_strdup_printf("%d %s", sqlite3_column_int(q, 0),
 						     db_column_str(q, 1)));
+	if (rc != SQLITE_DONE) {
+		g_ptr_array_unref(out);
+		return db_log_error(l->db, rc, "cannot read symbolic icons");
+	}
+	*ret = out;
+	return 0;
+}
+
+int lookup_symbolic_variants(struct lookup *l, const char *theme,
+			     GPtrArray **ret)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	g_autofree char *json = NULL;
+	GPtrArray *out;
+	int r, rc;
+
+	r = chain_query(l, theme,
+			"SELECT DISTINCT name FROM (SELECT i.name FROM dir d "
+			"JOIN subdir s ON s.theme_id = d.theme_id AND s.path = d.relpath "
+			"JOIN icon i ON i.listing_id = d.listing_id "
+			"WHERE d.theme_id IN (SELECT value FROM json_each(?1)) "
+			"AND d.kind = 2 AND i.ext = ?2 AND (i.name LIKE '%-symbolic' "
+			"OR i.name LIKE '%-symbolic-ltr' OR i.name LIKE '%-symbolic-rtl') "
+			"GROUP BY i.name, d.theme_id HAVING count(DISTINCT s.size || '/' "
+			"|| s.scale || '/' || s.type || '/' || s.min_size || '/' || "
+			"s.max_size || '/' || s.threshold) > 1) ORDER BY name",
+			ICON_EXT_SVG, &json, &q);
+	if (r < 0)
+		return r;
+	out = g_ptr_array_new_with_free_func(g_free);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+		g_ptr_array_add(out, g_strdup(db_column_str(q, 0)));
 	if (rc != SQLITE_DONE) {
 		g_ptr_array_unref(out);
 		return db_log_error(l->db, rc, "cannot read symbolic icons");

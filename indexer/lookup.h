@@ -28,7 +28,8 @@ struct lookup;
  * svg, before any xpm; per extension the directories in order, the first
  * exact match, else the nearest with downscaling preferred (a smaller one
  * replaces a larger only when nearer); directories whose Context KDE does
- * not know (Legacy, UI, Stock, ...) are skipped.
+ * not know (Legacy, UI, Stock, ...) are skipped; a theme is searched for
+ * the name's less specific names ("a-b-c", "a-b", "a") before the next.
  * Qt: Qt's qiconloader.cpp, which is the specification's LookupIcon with
  * png files before others. */
 enum lookup_rules {
@@ -87,6 +88,13 @@ int lookup_chain_sizes(struct lookup *l, const char *theme, int max,
  * ending in ".symbolic"), PX the directory's size·scale; sorted by PX, then
  * NAME, each once (g_ptr_array_unref frees all). */
 int lookup_symbolic_pngs(struct lookup *l, const char *theme, GPtrArray **ret);
+
+/* Symbolic names ("-symbolic", "-symbolic-ltr", "-symbolic-rtl") that a
+ * theme of the search chain of `theme` has as SVG in directories of more
+ * than one size description: the names whose pick may change with the
+ * size. Sorted, each once (g_ptr_array_unref frees all). */
+int lookup_symbolic_variants(struct lookup *l, const char *theme,
+			     GPtrArray **ret);
 
 /* One directory of a theme as its index.theme describes it. */
 struct lookup_dir {

@@ -1,12 +1,15 @@
-"""What real GTK shows stock and through the mount, compared: the helper of
-test_fidelity.py and of the bench's fidelity figure. Not a test.
+"""What real toolkits show stock and through the mount, compared: the
+helper of test_fidelity.py and of the bench's fidelity figures. Not a test.
 
 A sample of (theme, name, size) goes to a child /usr/bin/python3 (Debian's,
-with python3-gi) under Xvfb twice: with XDG_DATA_DIRS as it is, and with the
-mount first. GTK 3 gives its pixels (GtkIconInfo.load_icon, or load_symbolic
-with fixed colours for symbolic names); GTK 4 the file it picked (no pixels:
-PyGObject cannot hand a GskTextureNode back). Run as a program
-(`fidelity.py child gtk3|gtk4 CASES.json`), it is that child.
+with python3-gi and PyQt6) under Xvfb twice: with XDG_DATA_DIRS as it is,
+and with the mount first. GTK 3 gives its pixels (GtkIconInfo.load_icon, or
+load_symbolic with fixed colours for symbolic names); GTK 4 the file it
+picked (no pixels: PyGObject cannot hand a GskTextureNode back); Qt 6 its
+pixels (QIcon.fromTheme(...).pixmap); KDE the file KIconLoader picks at the
+theme's Desktop group size (`kiconfinder5`, one run per name, the theme set
+in a kdeglobals of its own). Run as a program
+(`fidelity.py child gtk3|gtk4|qt6|kde CASES.json`), it is that child.
 """
 import base64
 import json
@@ -52,11 +55,17 @@ def sample(mnt, themes, sizes, per_theme, rng):
     return cases
 
 
+def kde_cases(cases):
+    """KIconLoader's cases: each (theme, name) once, at the Desktop group's
+    size (0: the theme's own default)."""
+    return sorted({(t, n, 0) for t, n, _ in cases})
+
+
 def run(kind, cases, data_dirs):
     """One client run: a result dict per case."""
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(cases, f)
-    env = dict(os.environ, XDG_DATA_DIRS=data_dirs)
+    env = dict(os.environ, XDG_DATA_DIRS=data_dirs, QT_QPA_PLATFORM="offscreen")
     env.pop("PYTHONPATH", None)
     try:
         p = subprocess.run(["xvfb-run", "-a", PY, os.path.abspath(__file__), "child", kind,
@@ -75,10 +84,16 @@ def max_diff(a, b):
     return max((abs(p - q) for p, q in zip(x, y)), default=0)
 
 
+def same_pixels(a, b):
+    """Two pixel results of the same size, every channel within 2."""
+    return (a["w"], a["h"]) == (b["w"], b["h"]) and max_diff(a["rgba"], b["rgba"]) <= 2
+
+
 def compare(kind, cases, stock, via, mnt):
-    """Per case: 'same' (GTK 3: every channel within 2; GTK 4: the same
-    file, or the mount's file of that source), 'lost' (stock shows one, the
-    mount none), else the cause of the difference; and a table of counts."""
+    """Per case: 'same' (GTK 3, Qt 6: every channel within 2; GTK 4, KDE:
+    the same file, or the mount's file of that source), 'lost' (stock shows
+    one, the mount none), else the cause of the difference; and a table of
+    counts."""
     rows = []
     for case, s, v in zip(cases, stock, via):
         if not s["path"]:
@@ -86,9 +101,13 @@ def compare(kind, cases, stock, via, mnt):
         elif not v["path"]:
             verdict = "lost"
         elif kind == "gtk3":
-            d = max_diff(s["rgba"], v["rgba"]) if (s["w"], s["h"]) == (v["w"], v["h"]) else 255
-            verdict = "same" if d <= 2 else (
+            verdict = "same" if same_pixels(s, v) else (
                 "other source" if v.get("source") != s["path"] else "same source, other pixels")
+        elif kind == "qt6":
+            verdict = "same" if same_pixels(s, v) else "other pixels"
+        elif kind == "kde" and v.get("source") == s["path"] and v["path"].endswith(".png") \
+                and s["path"].endswith(".svg"):
+            verdict = "svg served as png (no recolouring)"
         else:
             same = v["path"] == s["path"] or v.get("source") == s["path"]
             verdict = "same" if same else "other source"
@@ -99,7 +118,9 @@ def compare(kind, cases, stock, via, mnt):
     return rows, counts
 
 
-def measure(kind, cases, original, mnt):
+def results(kind, cases, original, mnt):
+    """The client's results stock and through the mount (with each file's
+    source, from the mount's xattr)."""
     stock = run(kind, cases, original)
     via = run(kind, cases, f"{mnt}:{original}")
     for v in via:
@@ -108,7 +129,25 @@ def measure(kind, cases, original, mnt):
                 v["source"] = os.getxattr(v["path"], "user.iconfs.source").decode()
             except OSError:
                 v["source"] = None
+    return stock, via
+
+
+def measure(kind, cases, original, mnt):
+    stock, via = results(kind, cases, original, mnt)
     return compare(kind, cases, stock, via, mnt)
+
+
+def agreement(cases, a, b):
+    """How many non-symbolic lookups both answer, and how many of those
+    show the same pixels in both (GTK 3 against Qt 6: figure F3)."""
+    both = same = 0
+    for (_, name, _), x, y in zip(cases, a, b):
+        if name.endswith(("-symbolic", "-symbolic-ltr", "-symbolic-rtl")):
+            continue
+        if x["path"] and y["path"]:
+            both += 1
+            same += same_pixels(x, y)
+    return both, same
 
 
 def share(counts):
@@ -166,5 +205,44 @@ def child(kind, path):
             print(json.dumps({"path": path}), flush=True)
 
 
-if __name__ == "__main__" and len(sys.argv) == 4 and sys.argv[1] == "child":
+def child_qt6(cases):
+    from PyQt6.QtCore import QSize
+    from PyQt6.QtGui import QGuiApplication, QIcon, QImage
+    app = QGuiApplication([])  # noqa: F841 (Qt needs it alive)
+    for theme, name, size in cases:
+        QIcon.setThemeName(theme)
+        icon = QIcon.fromTheme(name)
+        out = {"path": "", "w": 0, "h": 0, "rgba": ""}
+        if not icon.isNull():
+            img = icon.pixmap(QSize(size, size)).toImage().convertToFormat(
+                QImage.Format.Format_RGBA8888)
+            w, h, bpl = img.width(), img.height(), img.bytesPerLine()
+            bits = img.constBits()
+            bits.setsize(img.sizeInBytes())
+            data = bytes(bits)
+            rows = b"".join(data[y * bpl:y * bpl + 4 * w] for y in range(h))
+            out = {"path": "found", "w": w, "h": h,
+                   "rgba": base64.b64encode(rows).decode()}
+        print(json.dumps(out), flush=True)
+
+
+def child_kde(cases):
+    with tempfile.TemporaryDirectory() as home:
+        conf = os.path.join(home, ".config")
+        os.makedirs(conf)
+        env = dict(os.environ, HOME=home, XDG_CONFIG_HOME=conf,
+                   XDG_RUNTIME_DIR=home, QT_QPA_PLATFORM="offscreen")
+        for theme, name, _ in cases:
+            with open(os.path.join(conf, "kdeglobals"), "w") as f:
+                f.write(f"[Icons]\nTheme={theme}\n")
+            p = subprocess.run(["kiconfinder5", name], capture_output=True, text=True,
+                               env=env, timeout=60)
+            path = p.stdout.strip() if p.returncode == 0 else ""
+            print(json.dumps({"path": path}), flush=True)
+
+
+if __name__ == "__main__" and len(sys.argv) == 4 and sys.argv[1] == "child" \
+        and sys.argv[2] in ("qt6", "kde"):
+    (child_qt6 if sys.argv[2] == "qt6" else child_kde)(json.load(open(sys.argv[3])))
+elif __name__ == "__main__" and len(sys.argv) == 4 and sys.argv[1] == "child":
     child(sys.argv[2], sys.argv[3])

@@ -83,7 +83,8 @@ TEST(lists)
 
 /* One theme whose directories part the toolkits: d in 16 and 48; e in
  * two groups of size 16 (Fixed and Threshold); k an svg at 24 and a png
- * at 48; l at 24 only in a directory of Context=Legacy, and at 48. */
+ * at 48; l at 24 only in a directory of Context=Legacy, and at 48; ab
+ * at 48. */
 static void rules_theme(struct fixture *f)
 {
 	fixture_write(f, "r/index.theme",
@@ -102,6 +103,7 @@ static void rules_theme(struct fixture *f)
 	fixture_png(f, "r/48/k.png", 48);
 	fixture_png(f, "r/legacy/l.png", 24);
 	fixture_png(f, "r/48/l.png", 48);
+	fixture_png(f, "r/48/ab.png", 48);
 }
 
 static bool picks(struct fixture *f, const char *name, int size,
@@ -126,6 +128,7 @@ TEST(rules)
 	ASSERT_TRUE(picks(f, "e", 16, "/r/16t/e.png")); /* the later group */
 	ASSERT_TRUE(picks(f, "k", 24, "/r/24/k.svg"));
 	ASSERT_TRUE(picks(f, "l", 24, "/r/legacy/l.png"));
+	ASSERT_TRUE(!picks(f, "ab-cd-x-ef", 24, ""));
 
 	f->rules = LOOKUP_RULES_KDE;
 	ASSERT_EQ_INT(fixture_index(f), 0);
@@ -133,6 +136,9 @@ TEST(rules)
 	ASSERT_TRUE(picks(f, "e", 16, "/r/16/e.png")); /* the first exact */
 	ASSERT_TRUE(picks(f, "k", 24, "/r/48/k.png")); /* png before svg */
 	ASSERT_TRUE(picks(f, "l", 24, "/r/48/l.png")); /* Legacy skipped */
+	/* the name's less specific names in the theme (the file of "d") */
+	ASSERT_TRUE(picks(f, "ab-cd-x-ef", 24, "/r/48/ab.png"));
+	ASSERT_TRUE(!picks(f, "d-more", 24, "")); /* "d" is too short */
 
 	f->rules = LOOKUP_RULES_QT;
 	ASSERT_EQ_INT(fixture_index(f), 0);

@@ -119,7 +119,7 @@ TEST(stored_for_the_next_mount)
 			     "SELECT count(*) FROM synth WHERE theme = ?1", "t",
 			     "t"),
 		0);
-	ASSERT_EQ_INT(sqlite3_column_int(q, 0), 5); /* one per kind */
+	ASSERT_EQ_INT(sqlite3_column_int(q, 0), 6); /* one per kind */
 	sqlite3_finalize(q);
 	ASSERT_EQ_INT(synth_file(first, f->l, "t", SYNTH_ICON_CACHE, &a), 0);
 
@@ -157,9 +157,9 @@ TEST(symbolic_pngs)
 	ASSERT_EQ_INT(synth_symbolic_pngs(s, f->l, "t", &list), 0);
 	ASSERT_EQ_INT(list->len, 1);
 	ASSERT_EQ_STR(list->pdata[0], "16 b-symbolic.symbolic");
-	ASSERT_EQ_STR(synth_symbolic_png_at(list->pdata[0], 16), "b-symbolic.symbolic");
-	ASSERT_TRUE(synth_symbolic_png_at(list->pdata[0], 32) == NULL);
-	ASSERT_TRUE(synth_symbolic_png_at(list->pdata[0], 1) == NULL);
+	ASSERT_EQ_STR(synth_entry_at(list->pdata[0], 16), "b-symbolic.symbolic");
+	ASSERT_TRUE(synth_entry_at(list->pdata[0], 32) == NULL);
+	ASSERT_TRUE(synth_entry_at(list->pdata[0], 1) == NULL);
 	synth_free(s);
 	fixture_free(f);
 }
