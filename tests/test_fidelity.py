@@ -1,12 +1,19 @@
 #!/usr/bin/env python3
-"""The same icons as without the mount, judged by real GTK (fidelity.py):
-Papirus, breeze, Adwaita, oxygen and hicolor, a sample of each theme's
-names, its symbolic ones, the installed apps' .desktop icons and GTK's
-built-in names, at 16-96 px. GTK 3's pixels and GTK 4's picks, stock and
-with the mount first in XDG_DATA_DIRS: no icon that stock shows is lost
-through the mount, GTK's built-in icons and Adwaita's symbolic icons come
-out identical, and a table of the differences by cause is printed (the
-shares are the bench's figure F1; the goal is not a test)."""
+"""The same icons as without the mount, judged by the real toolkits
+(fidelity.py): Papirus, breeze, Adwaita, oxygen and hicolor, a sample of
+each theme's names, its symbolic ones, the installed apps' .desktop icons
+and GTK's built-in names, at 16-96 px, stock and with the mount first in
+XDG_DATA_DIRS, each toolkit through a mount of its own rules:
+- --rules gtk: GTK 3's pixels, GTK 4's picks; GTK's built-in icons and
+  Adwaita's symbolic icons come out identical; and GTK 3 against Qt 6
+  through that mount (the bench's F3);
+- --rules kde: the file KIconLoader (kiconfinder5) picks at each theme's
+  Desktop size; an SVG it picks stock reaches it as an SVG (so that it can
+  recolour it);
+- --rules qt: Qt 6's pixels.
+No icon that stock shows is lost through any; a table of the differences
+by cause is printed (the shares are the bench's F1-F3; their goals are not
+tests)."""
 import collections
 import random
 import shutil
@@ -16,25 +23,54 @@ from common import REAL_BASES, check, check_eq, finish, mounted, need_theme, sha
 
 THEMES = ["Papirus", "breeze", "Adwaita", "oxygen", "hicolor"]
 need_theme(*THEMES)
-if not shutil.which("xvfb-run"):
-    skip("xvfb-run is needed (run scripts/setup)")
+for tool in ("xvfb-run", "kiconfinder5"):
+    if not shutil.which(tool):
+        skip(f"{tool} is needed (run scripts/setup)")
 ORIGINAL = "/usr/local/share:/usr/share"
 
+
+def report(kind, rows, counts):
+    print(f"{kind}: {fidelity.share(counts):.1%} identical of those stock answers; {counts}")
+    causes = collections.Counter((v, c[0]) for c, v, *_ in rows if v not in ("same", "none stock"))
+    for (cause, theme), n in sorted(causes.items()):
+        print(f"  {cause:36} {theme:10} {n}")
+    lost = [(c, s) for c, v, s, *_ in rows if v == "lost"]
+    check_eq(lost, [], f"{kind}: no icon that stock shows is lost through the mount")
+
+
+def sample(mnt):
+    return fidelity.sample(mnt, THEMES, [16, 24, 32, 48, 64, 96], 30, random.Random(7))
+
+
 db = shared_db("real-index.sqlite")
-with mounted(db, REAL_BASES, theme="Adwaita") as mnt:
-    cases = fidelity.sample(mnt, THEMES, [16, 24, 32, 48, 64, 96], 30, random.Random(7))
+with mounted(db, REAL_BASES, theme="Adwaita", extra=["--rules", "gtk"]) as mnt:
+    cases = sample(mnt)
     print(f"{len(cases)} lookups per toolkit")
-    for kind in ("gtk3", "gtk4"):
-        rows, counts = fidelity.measure(kind, cases, ORIGINAL, mnt)
-        print(f"{kind}: {fidelity.share(counts):.1%} identical of those stock answers; {counts}")
-        causes = collections.Counter((v, c[0]) for c, v, *_ in rows if v not in ("same", "none stock"))
-        for (cause, theme), n in sorted(causes.items()):
-            print(f"  {cause:28} {theme:10} {n}")
-        lost = [(c, s) for c, v, s, *_ in rows if v == "lost"]
-        check_eq(lost, [], f"{kind}: no icon that stock shows is lost through the mount")
+    via = {}
+    for kind in ("gtk3", "gtk4", "qt6"):
+        stock, via[kind] = fidelity.results(kind, cases, ORIGINAL, mnt)
+        rows, counts = fidelity.compare(kind, cases, stock, via[kind], mnt)
+        report(f"{kind} (rules gtk)", rows, counts)
         for c, v, s, p, src in rows:
+            if kind == "qt6":
+                continue
             if c[1] in fidelity.BUILTIN and "/org/gtk/libgtk/" in s:
                 check_eq(v, "same", f"{kind} {c}: GTK's built-in {s} through the mount ({p})")
             if c[0] == "Adwaita" and c[1].endswith("-symbolic") and kind == "gtk4":
                 check_eq(v, "same", f"{kind} {c}: {s} through the mount ({p}, from {src})")
+    both, same = fidelity.agreement(cases, via["gtk3"], via["qt6"])
+    print(f"GTK 3 and Qt 6 through the mount: {same} of {both} non-symbolic lookups the same")
+    check(both > 0, "GTK 3 and Qt 6 both answer lookups through the mount")
+
+with mounted(db, REAL_BASES, theme="Adwaita", extra=["--rules", "kde"]) as mnt:
+    cases = fidelity.kde_cases(sample(mnt))
+    rows, counts = fidelity.measure("kde", cases, ORIGINAL, mnt)
+    report("KIconLoader (rules kde)", rows, counts)
+    flat = [(c, s, p) for c, v, s, p, _ in rows if v.startswith("svg served as png")]
+    check_eq(flat, [], "KIconLoader gets the SVGs it picks stock as SVGs (recolourable)")
+
+with mounted(db, REAL_BASES, theme="Adwaita", extra=["--rules", "qt"]) as mnt:
+    cases = sample(mnt)
+    rows, counts = fidelity.measure("qt6", cases, ORIGINAL, mnt)
+    report("qt6 (rules qt)", rows, counts)
 finish()
