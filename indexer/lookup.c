@@ -453,8 +453,19 @@ static bool gtk_better(const struct subdir_size *a, int da,
 	return true; /* a exact, b not */
 }
 
-/* GTK 4: a group's file is its first directory's (candidate order), with
- * that directory's best extension; the groups are compared in the order
+/* Whether x is GTK 4's file of a group before y: the first directory in
+ * the theme's order, in it the last base directory (GTK 4.8 reads them
+ * last to first, and keeps what it read first), then png, svg, xpm. */
+static bool gtk_first(const struct candidate *x, const struct candidate *y)
+{
+	if (x->pos != y->pos)
+		return x->pos < y->pos;
+	if (x->base_pos != y->base_pos)
+		return x->base_pos > y->base_pos;
+	return x->ext < y->ext;
+}
+
+/* GTK 4: each group's file (gtk_first), the groups compared in the order
  * they first appear in the theme. */
 static const struct candidate *pick_gtk(const struct candidate *c, guint n,
 					int size, int scale)
@@ -462,14 +473,15 @@ static const struct candidate *pick_gtk(const struct candidate *c, guint n,
 	const struct candidate *best = NULL;
 	int best_diff = 0, group = -1;
 
-	/* c is in candidate order; take each group's first, by group order */
 	for (;;) {
 		const struct candidate *first = NULL;
 		int d;
 
 		for (guint i = 0; i < n; i++)
 			if (c[i].sd->group > group &&
-			    (!first || c[i].sd->group < first->sd->group))
+			    (!first || c[i].sd->group < first->sd->group ||
+			     (c[i].sd->group == first->sd->group &&
+			      gtk_first(&c[i], first))))
 				first = &c[i];
 		if (!first)
 			return best;

@@ -20,7 +20,8 @@ struct lookup;
 /* Whose choices within a theme a lookup reproduces (`--rules`).
  * GTK: GTK 4's gtkicontheme.c. Directories of the same Size, Type, limits
  * and Scale are one group (in the order each first appears), and a group's
- * file is its first directory's in base-dir order; an exact match wins,
+ * file is its first directory's, from the last base dir that has one (as
+ * GTK 4.8 does); an exact match wins,
  * else a group that scales down beats one that scales up, then the nearest,
  * then the requested scale, then a non-Scalable one; on a full tie the later
  * group wins. Extensions: png, svg, xpm.

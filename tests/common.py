@@ -83,11 +83,13 @@ def run(*args, input=None, check_rc=None, env=None):
     return p
 
 
-def lookup_batch(db, bases, theme, queries, scale=1):
-    """queries: list of (name, size); returns the list of paths (None for none)."""
+def lookup_batch(db, bases, theme, queries, scale=1, rules="gtk"):
+    """queries: list of (name, size); returns the list of paths (None for
+    none), by the rules a mount follows by default (qt's are the
+    specification's)."""
     text = "".join(f"{n} {s}\n" for n, s in queries)
     p = run("lookup", "--batch", "--db", db, "--icon-dirs", bases, "--theme", theme,
-            "--scale", str(scale), input=text, check_rc=0)
+            "--scale", str(scale), "--rules", rules, input=text, check_rc=0)
     out = p.stdout.split("\n")[:len(queries)]
     return [o or None for o in out]
 

@@ -124,8 +124,20 @@ with mounted(db, REAL_BASES, theme="Papirus") as mnt:
                       if f.endswith((".png", ".svg", ".xpm")) and
                       os.path.isfile(os.path.join("/usr/share/pixmaps", f)) and
                       not is_symbolic(f.rsplit(".", 1)[0]))
-    got = {n[:-4] for n in os.listdir(os.path.join(mnt, "icons/Papirus/48x48"))}
+    listed = os.listdir(os.path.join(mnt, "icons/Papirus/48x48"))
+    got = {n[:-4] for n in listed if n.endswith(".png")}
     check_eq(len(got ^ want_names), 0, "icons/Papirus/48x48 lists every resolvable name")
+    # and as SVG the symbolic names whose 48 px pick is a variant of its own
+    variants = [n for n in listed if n.endswith(".svg")]
+    check(all(is_symbolic(n[:-4]) for n in variants),
+          f"icons/Papirus/48x48 lists only symbolic names as SVG: {variants[:5]}")
+    for n in variants[:5]:
+        src = os.getxattr(os.path.join(mnt, "icons/Papirus/48x48", n),
+                          "user.iconfs.source").decode()
+        nominal = os.getxattr(os.path.join(mnt, "icons/Papirus/scalable", n),
+                              "user.iconfs.source").decode()
+        check(src.endswith("/" + n) and src != nominal,
+              f"48x48/{n} is the theme's own 48 px SVG ({src}), not scalable/'s ({nominal})")
     ls = subprocess.run(["ls", "-l", os.path.join(mnt, "icons/Papirus/8x8")],
                         capture_output=True, text=True)
     check_eq(ls.returncode, 0, "ls -l of a Papirus size directory")
