@@ -313,7 +313,8 @@ static const struct cli_option {
 	{ "scale", 's', true, OPT_SCALE, "--scale S          1 to 3 (default 1)" },
 	{ "rules", 'R', true, OPT_RULES,
 	  "--rules gtk|kde|qt resolve as that toolkit does (default: by\n"
-	  "                     XDG_CURRENT_DESKTOP, KDE kde, LXQt qt, else gtk)" },
+	  "                     XDG_CURRENT_DESKTOP, KDE kde, LXQt qt, else gtk;\n"
+	  "                     spec: the specification as written)" },
 	{ "batch", 'B', false, OPT_BATCH,
 	  "--batch            read 'NAME SIZE [SCALE]' lines from stdin" },
 	{ "all-themes", 'A', false, OPT_ALL_THEMES,
@@ -570,8 +571,8 @@ int main(int argc, char **argv)
 		case 'R':
 			r = lookup_rules_from_name(optarg);
 			if (r < 0) {
-				cli_usage_error("invalid rules '%s' (gtk, kde "
-						"or qt)",
+				cli_usage_error("invalid rules '%s' (gtk, kde, "
+						"qt or spec)",
 						optarg);
 				return 2;
 			}

@@ -186,8 +186,7 @@ static void *prerender_thread(void *arg)
 		if (lookup_icon(l, p->theme, name, s->size, s->scale, &src,
 				&ext) == 0 &&
 		    content_resolve(p->content, b, src, ext,
-				    (unsigned)(s->size * s->scale), false,
-				    &ic) < 0)
+				    (unsigned)(s->size * s->scale), 0, &ic) < 0)
 			atomic_fetch_add(&p->failed, 1);
 		icon_content_clear(&ic);
 		done = atomic_fetch_add(&p->done, 1) + 1;

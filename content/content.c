@@ -194,16 +194,17 @@ int content_open_source(struct content *c, const char *source)
 	return open_real(c, source, NULL);
 }
 
-/* A PNG source already of the asked size is served as it is. */
-static int png_is_exact(int fd, unsigned px)
+/* A PNG source already of the asked size is served as it is (with
+ * `smaller`, one no larger either). */
+static int png_as_is(int fd, unsigned px, bool smaller)
 {
 	uint8_t hdr[24];
 	unsigned w, h;
 
-	if (pread(fd, hdr, sizeof(hdr), 0) != sizeof(hdr))
+	if (pread(fd, hdr, sizeof(hdr), 0) != sizeof(hdr) ||
+	    raster_png_size(hdr, sizeof(hdr), &w, &h) < 0)
 		return 0;
-	return raster_png_size(hdr, sizeof(hdr), &w, &h) == 0 && w == px &&
-	       h == px;
+	return smaller ? w <= px && h <= px : w == px && h == px;
 }
 
 static int read_fd(int fd, size_t size, void **ret)
@@ -459,7 +460,7 @@ static int content_open_key(struct content *c, const char *source, unsigned px,
 }
 
 int content_resolve(struct content *c, struct blob_reader *b,
-		    const char *source, int ext, unsigned px, bool stored_only,
+		    const char *source, int ext, unsigned px, unsigned flags,
 		    struct icon_content *ret)
 {
 	_cleanup_free_ char *real = NULL;
@@ -473,12 +474,15 @@ int content_resolve(struct content *c, struct blob_reader *b,
 	if (fd < 0)
 		return fd;
 	*ret = (struct icon_content){ .mtime = st.st_mtim };
-	if (px == 0 || (ext == ICON_EXT_PNG && png_is_exact(fd, px))) {
+	if (px == 0 ||
+	    (ext == ICON_EXT_PNG &&
+	     png_as_is(fd, px, flags & CONTENT_SMALLER_AS_IS))) {
 		atomic_fetch_add(&c->counters.native, 1);
 		ret->native = 1;
 		ret->size = st.st_size;
 	} else {
-		r = content_render(c, b, fd, &k, ext, stored_only, NULL, &len);
+		r = content_render(c, b, fd, &k, ext, flags & CONTENT_STORED_ONLY,
+				   NULL, &len);
 		if (r < 0)
 			return r;
 		ret->px = px;

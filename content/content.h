@@ -84,13 +84,21 @@ struct icon_content {
 
 void icon_content_clear(struct icon_content *ic);
 
+enum content_flags {
+	/* -EAGAIN where a render would be needed */
+	CONTENT_STORED_ONLY = 1 << 0,
+	/* a PNG source no larger than px×px is served as it is (Qt shows a
+	 * smaller bitmap at its own size) */
+	CONTENT_SMALLER_AS_IS = 1 << 1,
+};
+
 /* Describe the file for `source` (extension index `ext`) at `px` pixels, or
- * its own bytes when px == 0. May render, unless `stored_only`: then
- * -EAGAIN where a render would be needed. -ENOENT for a source outside
- * the base directories or gone; -EIO for a source that cannot be
+ * its own bytes when px == 0 or it already is a PNG of that size. May
+ * render, unless CONTENT_STORED_ONLY (`flags`). -ENOENT for a source
+ * outside the base directories or gone; -EIO for a source that cannot be
  * rendered. */
 int content_resolve(struct content *c, struct blob_reader *b,
-		    const char *source, int ext, unsigned px, bool stored_only,
+		    const char *source, int ext, unsigned px, unsigned flags,
 		    struct icon_content *ret);
 
 /* The bytes of a resolved rendered file (malloc()ed); -EAGAIN with

@@ -99,20 +99,24 @@ static guint32 append_images_in(GByteArray *b, GArray *in, guint scalable,
 }
 
 void iconcache_build(GPtrArray *dirs, GPtrArray *names, GPtrArray *svg_names,
-		     bool svg_in_sizes, GHashTable *extra, GByteArray *b)
+		     GPtrArray *sized_svg, GHashTable *extra, GByteArray *b)
 {
 	g_autoptr(GHashTable) in_svg =
 		g_hash_table_new(g_str_hash, g_str_equal);
 	g_autoptr(GHashTable) in_png =
 		g_hash_table_new(g_str_hash, g_str_equal);
+	g_autoptr(GHashTable) in_sizes =
+		g_hash_table_new(g_str_hash, g_str_equal);
 	g_autoptr(GPtrArray) all = g_ptr_array_new();
 	guint scalable = dirs->len - 1;
 	guint32 hash_off, dirs_off, n_buckets, icons_off, list_png, list_both,
-		list_svg;
+		list_svg, list_svg_all;
 	g_autofree guint32 *heads = NULL;
 
 	for (guint i = 0; i < svg_names->len; i++)
 		g_hash_table_add(in_svg, svg_names->pdata[i]);
+	for (guint i = 0; sized_svg && i < sized_svg->len; i++)
+		g_hash_table_add(in_sizes, sized_svg->pdata[i]);
 	for (guint i = 0; i < names->len; i++) {
 		g_hash_table_add(in_png, names->pdata[i]);
 		g_ptr_array_add(all, names->pdata[i]);
@@ -144,9 +148,8 @@ void iconcache_build(GPtrArray *dirs, GPtrArray *names, GPtrArray *svg_names,
 
 	list_png = append_images(b, 0, scalable, SUFFIX_PNG, scalable, false);
 	list_both = append_images(b, 0, scalable, SUFFIX_PNG, scalable, true);
-	list_svg = svg_in_sizes
-			   ? append_images(b, 0, scalable, SUFFIX_SVG, scalable, true)
-			   : append_images(b, 0, 0, 0, scalable, true);
+	list_svg = append_images(b, 0, 0, 0, scalable, true);
+	list_svg_all = append_images(b, 0, scalable, SUFFIX_SVG, scalable, true);
 
 	/* Icons, chained per bucket in order. */
 	heads = g_new(guint32, n_buckets);
@@ -168,6 +171,7 @@ void iconcache_build(GPtrArray *dirs, GPtrArray *names, GPtrArray *svg_names,
 		      in	 ? append_images_in(b, in, scalable, svg)
 		      : png && svg ? list_both
 		      : png	   ? list_png
+		      : g_hash_table_contains(in_sizes, name) ? list_svg_all
 				   : list_svg);
 	}
 	for (guint i = 0; i < n_buckets; i++)

@@ -14,10 +14,10 @@
 
 /* `dirs`: directory names in cache order, the last one "scalable".
  * `names`: the names in every size directory (as PNG), sorted; `svg_names`:
- * the names in scalable/ (as SVG), sorted, and with `svg_in_sizes` in
- * every size directory as SVG too; `extra` (may be NULL): names that only
+ * the names in scalable/ (as SVG), sorted; `sized_svg` (may be NULL): those
+ * of them in every size directory as SVG too; `extra` (may be NULL): names that only
  * some size directories hold, besides scalable/ when in `svg_names`: name →
  * GArray of guint directory indexes (| ICONCACHE_SVG for an SVG). The cache
  * replaces the contents of `out`. */
 void iconcache_build(GPtrArray *dirs, GPtrArray *names, GPtrArray *svg_names,
-		     bool svg_in_sizes, GHashTable *extra, GByteArray *out);
+		     GPtrArray *sized_svg, GHashTable *extra, GByteArray *out);

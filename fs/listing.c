@@ -96,19 +96,18 @@ static int list_theme(struct tree_ctx *x, const char *theme, struct listing *ls)
 }
 
 /* The SVGs a size view holds as the sources' own bytes (tree.c): under
- * kde every name of scalable/ (`svg`), in every size view; otherwise the
- * symbolic names' per-size variants at their size (scale 1). Named into
- * ls->names; the set of them into `out` (the names, borrowed). */
+ * kde and qt the names of synth_sized_svgs() (`svg`), in every size view;
+ * under gtk the symbolic names' per-size variants at their size (scale 1).
+ * Named into ls->names. */
 static int list_sizedir_svgs(struct tree_ctx *x, const struct tree_node *dir,
-			     GPtrArray *svg, struct listing *ls, GHashTable *out)
+			     GPtrArray *svg, struct listing *ls)
 {
 	g_autoptr(GPtrArray) variants = NULL;
 	int r;
 
-	if (lookup_rules(x->l) == LOOKUP_RULES_KDE) {
-		for (unsigned i = 0; i < svg->len; i++)
-			g_hash_table_add(out, svg->pdata[i]);
-	} else if (dir->scale == 1) {
+	if (lookup_rules(x->l) == LOOKUP_RULES_GTK) {
+		if (dir->scale != 1)
+			return 0;
 		r = synth_symbolic_svgs(x->synth, x->l, dir->theme, &variants);
 		if (r < 0)
 			return r;
@@ -138,16 +137,15 @@ static int list_icons(struct tree *t, struct tree_ctx *x, struct prefetch *pf,
 		      struct listing *ls)
 {
 	bool svg = dir->kind == TREE_SCALABLE;
-	g_autoptr(GPtrArray) names = NULL, svgs = NULL;
+	g_autoptr(GPtrArray) names = NULL, sized = NULL;
 	g_autoptr(GPtrArray) rendered = NULL;
-	g_autoptr(GHashTable) as_svg = g_hash_table_new(g_str_hash, g_str_equal);
 	int r;
 
 	r = synth_names(x->synth, x->l, dir->theme, svg, &names);
+	if (r >= 0)
+		r = synth_sized_svgs(x->synth, x->l, dir->theme, &sized);
 	if (r >= 0 && dir->kind == TREE_SIZEDIR)
-		r = synth_names(x->synth, x->l, dir->theme, true, &svgs);
-	if (r >= 0 && dir->kind == TREE_SIZEDIR)
-		r = list_sizedir_svgs(x, dir, svgs, ls, as_svg);
+		r = list_sizedir_svgs(x, dir, sized, ls);
 	if (r < 0)
 		return r;
 	ls->icon_src = g_ptr_array_ref(names);
@@ -158,7 +156,7 @@ static int list_icons(struct tree *t, struct tree_ctx *x, struct prefetch *pf,
 
 		/* names too long for an entry are not listed (ENAMETOOLONG) */
 		if ((dir->kind == TREE_SIZEDIR &&
-		     (view_is_symbolic(n) || g_hash_table_contains(as_svg, n))) ||
+		     (view_is_symbolic(n) || synth_list_has(sized, n))) ||
 		    strlen(n) + 4 > NAME_MAX)
 			continue;
 		g_ptr_array_add(ls->icons, (gpointer)n);
@@ -181,11 +179,11 @@ static int list_icons(struct tree *t, struct tree_ctx *x, struct prefetch *pf,
 	/* rendered ahead once a program stats one of them, not before (not
 	 * those served as SVG) */
 	rendered = g_ptr_array_ref(names);
-	if (g_hash_table_size(as_svg) > 0) {
+	if (dir->kind == TREE_SIZEDIR && sized->len > 0) {
 		g_ptr_array_unref(rendered);
 		rendered = g_ptr_array_new_with_free_func(g_free);
 		for (unsigned i = 0; i < names->len; i++)
-			if (!g_hash_table_contains(as_svg, names->pdata[i]))
+			if (!synth_list_has(sized, names->pdata[i]))
 				g_ptr_array_add(rendered, g_strdup(names->pdata[i]));
 	}
 	if (pf && !svg)

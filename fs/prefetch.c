@@ -94,6 +94,11 @@ static struct job *job_take(struct prefetch *p)
 static void job_run(struct prefetch *p, struct job *j, struct blob_reader *b,
 		    struct lookup *l)
 {
+	/* a size view's (the ones that skip symbolic names), as tree.c
+	 * makes them */
+	unsigned flags = p->rules == LOOKUP_RULES_QT && j->skip_symbolic
+				 ? CONTENT_SMALLER_AS_IS
+				 : 0;
 	unsigned i;
 
 	while ((i = atomic_fetch_add(&j->next, 1)) < j->names->len) {
@@ -107,7 +112,7 @@ static void job_run(struct prefetch *p, struct job *j, struct blob_reader *b,
 		if (lookup_icon(l, j->theme, name, j->size, j->scale, &src,
 				&ext) == 0 &&
 		    content_resolve(p->content, b, src, ext,
-				    (unsigned)(j->size * j->scale), false,
+				    (unsigned)(j->size * j->scale), flags,
 				    &ic) == 0)
 			ahead_keep(p->ahead, j->theme, j->size, j->scale, name,
 				   j->generation, &ic);

@@ -16,8 +16,9 @@
  * is synthesized (bumped whenever the files' content changes for the same
  * index: 2 the symbolic rule, 4 hicolor's directories of GTK's built-in
  * icons, 5 pre-encoded symbolic PNGs in size views, 6 the toolkits' rules,
- * 7 per-size symbolic SVGs and KDE's SVGs in size views). */
-#define SYNTH_FORMAT  "7"
+ * 7 per-size symbolic SVGs and KDE's SVGs in size views, 8 Qt's SVGs
+ * there too). */
+#define SYNTH_FORMAT  "8"
 
 /* What a stored row says made it: this version and format, and the rules
  * of the lookup that built it (the files differ per toolkit). */
@@ -27,6 +28,7 @@ static const char *made_by(struct lookup *l)
 		[LOOKUP_RULES_GTK] = ICONFS_VERSION "/" SYNTH_FORMAT "/gtk",
 		[LOOKUP_RULES_KDE] = ICONFS_VERSION "/" SYNTH_FORMAT "/kde",
 		[LOOKUP_RULES_QT] = ICONFS_VERSION "/" SYNTH_FORMAT "/qt",
+		[LOOKUP_RULES_SPEC] = ICONFS_VERSION "/" SYNTH_FORMAT "/spec",
 	};
 
 	return by[lookup_rules(l)];
@@ -354,11 +356,34 @@ static int build_symbolic_svgs(struct synth *s, struct lookup *l,
 	return 0;
 }
 
+static int build_sized_svgs(struct synth *s, struct lookup *l,
+			    const char *theme, gpointer *ret)
+{
+	g_autoptr(GPtrArray) svg = NULL, bitmaps = NULL;
+	GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+	int r = 0;
+
+	if (lookup_rules(l) == LOOKUP_RULES_KDE || lookup_rules(l) == LOOKUP_RULES_QT)
+		r = synth_names(s, l, theme, true, &svg);
+	if (r >= 0 && lookup_rules(l) == LOOKUP_RULES_QT)
+		r = lookup_bitmap_names(l, theme, &bitmaps);
+	if (r < 0) {
+		g_ptr_array_unref(out);
+		return r;
+	}
+	for (unsigned i = 0; svg && i < svg->len; i++)
+		if (!bitmaps || !synth_list_has(bitmaps, svg->pdata[i]))
+			g_ptr_array_add(out, g_strdup(svg->pdata[i]));
+	*ret = out;
+	return 0;
+}
+
 enum {
 	KIND_NAMES,
 	KIND_SVG,
 	KIND_SYMBOLIC_PNG,
 	KIND_SYMBOLIC_SVG,
+	KIND_SIZED_SVG,
 	KIND_INDEX_THEME,
 	KIND_ICON_CACHE,
 };
@@ -367,6 +392,7 @@ static const struct kind kinds[] = {
 	[KIND_SVG] = NAMES_KIND("svg", build_svg_names),
 	[KIND_SYMBOLIC_PNG] = NAMES_KIND("symbolic.png", build_symbolic_pngs),
 	[KIND_SYMBOLIC_SVG] = NAMES_KIND("symbolic.svg", build_symbolic_svgs),
+	[KIND_SIZED_SVG] = NAMES_KIND("sized.svg", build_sized_svgs),
 	[KIND_INDEX_THEME] = FILE_KIND("index.theme", build_index_theme),
 	[KIND_ICON_CACHE] = FILE_KIND("icon-theme.cache", build_icon_cache),
 };
@@ -388,6 +414,23 @@ int synth_symbolic_svgs(struct synth *s, struct lookup *l, const char *theme,
 			GPtrArray **ret)
 {
 	return synth_get(s, l, &kinds[KIND_SYMBOLIC_SVG], theme, (gpointer *)ret);
+}
+
+int synth_sized_svgs(struct synth *s, struct lookup *l, const char *theme,
+		     GPtrArray **ret)
+{
+	return synth_get(s, l, &kinds[KIND_SIZED_SVG], theme, (gpointer *)ret);
+}
+
+static int name_cmp(const void *key, const void *elem)
+{
+	return strcmp(key, *(const char *const *)elem);
+}
+
+bool synth_list_has(GPtrArray *names, const char *name)
+{
+	return names->len &&
+	       bsearch(name, names->pdata, names->len, sizeof(gpointer), name_cmp);
 }
 
 const char *synth_entry_at(const char *entry, unsigned px)
@@ -583,14 +626,12 @@ static int build_icon_cache(struct synth *s, struct lookup *l,
 	g_autoptr(GArray) sizes = NULL;
 	g_autoptr(GPtrArray) dirs = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) names = NULL, svg = NULL, symbolic = NULL;
-	g_autoptr(GPtrArray) variants = NULL;
+	g_autoptr(GPtrArray) variants = NULL, sized = NULL;
 	g_autoptr(GPtrArray) png = g_ptr_array_new();
 	g_autoptr(GArray) px = g_array_new(FALSE, FALSE, sizeof(unsigned));
 	/* a name some size dirs hold → those dirs (guint, iconcache.h) */
 	g_autoptr(GHashTable) extra = g_hash_table_new_full(
 		g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_array_unref);
-	g_autoptr(GHashTable) in_svg = g_hash_table_new(g_str_hash, g_str_equal);
-	bool kde = lookup_rules(l) == LOOKUP_RULES_KDE;
 	GByteArray *out;
 	int r;
 
@@ -603,6 +644,8 @@ static int build_icon_cache(struct synth *s, struct lookup *l,
 		r = synth_symbolic_pngs(s, l, theme, &symbolic);
 	if (r >= 0)
 		r = synth_symbolic_svgs(s, l, theme, &variants);
+	if (r >= 0)
+		r = synth_sized_svgs(s, l, theme, &sized);
 	if (r < 0)
 		return r;
 	for (unsigned scale = 1; scale <= 2; scale++)
@@ -620,18 +663,15 @@ static int build_icon_cache(struct synth *s, struct lookup *l,
 			g_array_append_val(px, p);
 		}
 	g_ptr_array_add(dirs, g_strdup("scalable"));
-	/* under kde an SVG is an SVG in every view (tree.c) */
-	for (unsigned i = 0; kde && i < svg->len; i++)
-		g_hash_table_add(in_svg, svg->pdata[i]);
 	for (unsigned i = 0; i < names->len; i++)
 		if (!view_is_symbolic(names->pdata[i]) &&
-		    !g_hash_table_contains(in_svg, names->pdata[i]))
+		    !synth_list_has(sized, names->pdata[i]))
 			g_ptr_array_add(png, names->pdata[i]);
 	extra_add(extra, symbolic, px, 0);
-	if (!kde)
+	if (lookup_rules(l) == LOOKUP_RULES_GTK)
 		extra_add(extra, variants, px, ICONCACHE_SVG);
 	out = g_byte_array_new();
-	iconcache_build(dirs, png, svg, kde, extra, out);
+	iconcache_build(dirs, png, svg, sized, extra, out);
 	*ret = g_byte_array_free_to_bytes(out);
 	return 0;
 }

@@ -54,6 +54,18 @@ int synth_symbolic_pngs(struct synth *s, struct lookup *l, const char *theme,
 int synth_symbolic_svgs(struct synth *s, struct lookup *l, const char *theme,
 			GPtrArray **ret);
 
+/* The names a size view holds as their SVG source's own bytes (NAME.svg,
+ * never NAME.png), because the toolkit of the rules renders SVGs itself:
+ * under kde every name of scalable/ (KDE searches a theme for a png before
+ * an svg, so such a name is an SVG at every size), under qt those of them
+ * without any bitmap in the chain (Qt's pick may be a bitmap at some size
+ * otherwise); none under gtk and spec. Sorted; a new reference. */
+int synth_sized_svgs(struct synth *s, struct lookup *l, const char *theme,
+		     GPtrArray **ret);
+
+/* Whether the sorted list `names` holds `name`. */
+bool synth_list_has(GPtrArray *names, const char *name);
+
 /* The NAME of a "PX NAME" entry (synth_symbolic_pngs(),
  * synth_symbolic_svgs()) when its PX is `px`, else NULL (a pointer into
  * `entry`). */

@@ -53,6 +53,13 @@ enum lookup_rules tree_rules(struct tree *t)
 	return t->rules;
 }
 
+unsigned tree_content_flags(struct tree *t, enum tree_kind dir)
+{
+	return t->rules == LOOKUP_RULES_QT && dir == TREE_SIZEDIR
+		       ? CONTENT_SMALLER_AS_IS
+		       : 0;
+}
+
 struct tree *tree_free(struct tree *t)
 {
 	GHashTableIter it;
@@ -346,13 +353,20 @@ static int theme_exists(struct tree_ctx *x, const char *theme)
 	return lookup_theme_info(x->l, theme, &a, &b, &c);
 }
 
-/* Whether a size view holds `name` as the SVG source's own bytes (the
- * rules' own toolkit renders it): under kde every icon whose source is an
- * SVG (KDE renders SVGs itself and recolours them by its colour scheme),
- * otherwise symbolic names (their per-size variants; synth.h). */
-static bool sizedir_svg(struct tree *t, const char *name)
+/* Whether a size view holds `name` as its SVG source's own bytes, which
+ * the toolkit renders itself: under gtk a symbolic name (its per-size
+ * variants), under kde and qt the names of synth_sized_svgs() (KDE
+ * recolours SVGs by its colour scheme; Qt draws them with its own
+ * renderer). Those are never NAME.png there. */
+static bool sizedir_svg(struct tree *t, struct tree_ctx *x, const char *theme,
+			const char *name)
 {
-	return t->rules == LOOKUP_RULES_KDE || view_is_symbolic(name);
+	g_autoptr(GPtrArray) sized = NULL;
+
+	if (t->rules == LOOKUP_RULES_GTK)
+		return view_is_symbolic(name);
+	return synth_sized_svgs(x->synth, x->l, theme, &sized) == 0 &&
+	       synth_list_has(sized, name);
 }
 
 /* Resolve an icon file of directory kind `dir`: TREE_ICON at size·scale
@@ -366,7 +380,7 @@ static int resolve_icon(struct tree *t, struct tree_ctx *x, enum tree_kind dir,
 	int ext, r;
 
 	if (kind == TREE_SVG) {
-		if (dir == TREE_SIZEDIR && !sizedir_svg(t, name))
+		if (dir == TREE_SIZEDIR && !sizedir_svg(t, x, theme, name))
 			return -ENOENT;
 		r = dir == TREE_SIZEDIR
 			    ? lookup_icon(x->l, theme, name, size, scale,
@@ -378,9 +392,13 @@ static int resolve_icon(struct tree *t, struct tree_ctx *x, enum tree_kind dir,
 			return r;
 		if (ext != ICON_EXT_SVG)
 			return -ENOENT;
-		return content_resolve(x->content, x->blobs, source, ext, 0,
-				       false, ret);
+		return content_resolve(x->content, x->blobs, source, ext, 0, 0,
+				       ret);
 	}
+	/* KDE and Qt look for NAME.png in a directory before NAME.svg */
+	if (dir == TREE_SIZEDIR && !view_is_symbolic(name) &&
+	    sizedir_svg(t, x, theme, name))
+		return -ENOENT;
 	/* resolved already by the prefetch of a listing of its view */
 	if (ahead_take(x->ahead, theme, size, scale, name, x->generation,
 			  ret))
@@ -388,16 +406,13 @@ static int resolve_icon(struct tree *t, struct tree_ctx *x, enum tree_kind dir,
 	r = lookup_icon(x->l, theme, name, size, scale, &source, &ext);
 	if (r < 0)
 		return r;
-	/* KDE looks for NAME.png in every directory before NAME.svg: an SVG
-	 * is there as NAME.svg only */
-	if (dir == TREE_SIZEDIR && ext == ICON_EXT_SVG && t->rules == LOOKUP_RULES_KDE)
-		return -ENOENT;
 	if (dir == TREE_SIZEDIR && view_is_symbolic_png(name)) {
 		/* GTK's pre-encoded file as it is, or nothing: a rescale would
 		 * be another picture than GTK's own of the SVG (the flat views
 		 * render it like any other) */
 		r = content_resolve(x->content, x->blobs, source, ext,
-				    (unsigned)(size * scale), true, ret);
+				    (unsigned)(size * scale), CONTENT_STORED_ONLY,
+				    ret);
 		if (r == 0 && !ret->native) {
 			icon_content_clear(ret);
 			r = -ENOENT;
@@ -405,7 +420,10 @@ static int resolve_icon(struct tree *t, struct tree_ctx *x, enum tree_kind dir,
 		return r == -EIO ? r : r < 0 ? -ENOENT : 0;
 	}
 	r = content_resolve(x->content, x->blobs, source, ext,
-			    (unsigned)(size * scale), x->stored_only, ret);
+			    (unsigned)(size * scale),
+			    (x->stored_only ? CONTENT_STORED_ONLY : 0) |
+				    tree_content_flags(t, dir),
+			    ret);
 	/* A source that cannot be rendered is an I/O error on that file, one
 	 * not rendered yet for a stored_only request is for later; everything
 	 * else missing is simply not there. */

@@ -55,6 +55,10 @@ struct tree_ctx {
 int tree_new(const char *default_theme, const char *source,
 	     enum lookup_rules rules, struct tree **ret);
 enum lookup_rules tree_rules(struct tree *t);
+/* How an icon of a directory of kind `dir` is made (content_resolve's
+ * flags): under qt, a size view keeps a smaller bitmap at its own size, as
+ * Qt shows it. */
+unsigned tree_content_flags(struct tree *t, enum tree_kind dir);
 struct tree *tree_free(struct tree *t);
 /* The theme of MNT/<N>/ (g_free). */
 char *tree_default_theme(struct tree *t);

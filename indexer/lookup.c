@@ -59,6 +59,7 @@ static const char *const rules_names[_LOOKUP_RULES_MAX] = {
 	[LOOKUP_RULES_GTK] = "gtk",
 	[LOOKUP_RULES_KDE] = "kde",
 	[LOOKUP_RULES_QT] = "qt",
+	[LOOKUP_RULES_SPEC] = "spec",
 };
 
 const char *lookup_rules_name(enum lookup_rules rules)
@@ -382,9 +383,9 @@ static int candidate_cmp(const void *a, const void *b)
 	return x->ext - y->ext;
 }
 
-/* LookupIcon of the specification (and Qt's, which checks a directory for
- * a png before an svg): the first file, in candidate order, in a directory
- * that matches the size, else the first at the least distance. */
+/* The specification's LookupIcon: the first file, in candidate order, in a
+ * directory that matches the size, else the first at the least
+ * distance. */
 static const struct candidate *pick_spec(const struct candidate *c, guint n,
 					 int size, int scale)
 {
@@ -403,6 +404,45 @@ static const struct candidate *pick_spec(const struct candidate *c, guint n,
 		}
 	}
 	return near;
+}
+
+/* Whether x comes before y in Qt's order: base dir, then directory, then
+ * png before svg. */
+static bool qt_first(const struct candidate *x, const struct candidate *y)
+{
+	if (x->base_pos != y->base_pos)
+		return x->base_pos < y->base_pos;
+	if (x->pos != y->pos)
+		return x->pos < y->pos;
+	return x->ext < y->ext;
+}
+
+/* LookupIcon as Qt's qiconloader.cpp runs it: the first file (Qt's order;
+ * no xpm) in a directory that matches the size, else the first at the
+ * least distance. */
+static const struct candidate *pick_qt(const struct candidate *c, guint n,
+				       int size, int scale)
+{
+	const struct candidate *match = NULL, *near = NULL;
+	long long near_dist = LLONG_MAX;
+
+	for (guint i = 0; i < n; i++) {
+		long long d;
+
+		if (c[i].ext == ICON_EXT_XPM)
+			continue;
+		if (dir_matches_size(&c[i].sd->size, size, scale)) {
+			if (!match || qt_first(&c[i], match))
+				match = &c[i];
+			continue;
+		}
+		d = dir_size_distance(&c[i].sd->size, size, scale);
+		if (d < near_dist || (d == near_dist && qt_first(&c[i], near))) {
+			near_dist = d;
+			near = &c[i];
+		}
+	}
+	return match ? match : near;
 }
 
 /* GTK 4's difference of a directory from the request: the specification's
@@ -605,6 +645,9 @@ static int lookup_in_theme(struct lookup *l, long long theme_id,
 	case LOOKUP_RULES_KDE:
 		best = pick_kde((struct candidate *)c->data, c->len, size, scale);
 		break;
+	case LOOKUP_RULES_QT:
+		best = pick_qt((struct candidate *)c->data, c->len, size, scale);
+		break;
 	default:
 		best = pick_spec((struct candidate *)c->data, c->len, size, scale);
 		break;
@@ -743,20 +786,24 @@ static int chain_query(struct lookup *l, const char *theme, const char *sql,
 	return db_query(l->db, ret, sql, "ti", *ret_json, arg);
 }
 
-int lookup_names(struct lookup *l, const char *theme, GPtrArray **ret)
+/* The names of the chain of `theme` and of the unthemed fallbacks whose
+ * extension `ext_op` admits ("IS NOT NULL" for all, "!= 1" for bitmaps). */
+static int chain_names(struct lookup *l, const char *theme, const char *ext_op,
+		       GPtrArray **ret)
 {
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
 	g_autofree char *json = NULL;
+	g_autofree char *sql = g_strdup_printf(
+		"SELECT DISTINCT name FROM icon WHERE ext %s AND listing_id IN "
+		"(SELECT listing_id FROM dir WHERE listing_id NOT NULL "
+		"AND ((kind = ?2 AND theme_id IN "
+		"(SELECT value FROM json_each(?1))) OR kind = ?3)) "
+		"ORDER BY name",
+		ext_op);
 	GPtrArray *names;
 	int r, rc;
 
-	r = chain_query(l, theme,
-			"SELECT DISTINCT name FROM icon WHERE listing_id IN "
-			"(SELECT listing_id FROM dir WHERE listing_id NOT NULL "
-			"AND ((kind = ?2 AND theme_id IN "
-			"(SELECT value FROM json_each(?1))) OR kind = ?3)) "
-			"ORDER BY name",
-			DIR_KIND_SUBDIR, &json, &q);
+	r = chain_query(l, theme, sql, DIR_KIND_SUBDIR, &json, &q);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int(q, 3, DIR_KIND_BASE);
@@ -769,6 +816,17 @@ int lookup_names(struct lookup *l, const char *theme, GPtrArray **ret)
 	}
 	*ret = names;
 	return 0;
+}
+
+int lookup_names(struct lookup *l, const char *theme, GPtrArray **ret)
+{
+	return chain_names(l, theme, "IS NOT NULL", ret);
+}
+
+int lookup_bitmap_names(struct lookup *l, const char *theme, GPtrArray **ret)
+{
+	G_STATIC_ASSERT(ICON_EXT_SVG == 1);
+	return chain_names(l, theme, "!= 1", ret);
 }
 
 int lookup_chain_sizes(struct lookup *l, const char *theme, int max,

@@ -31,16 +31,23 @@ struct lookup;
  * replaces a larger only when nearer); directories whose Context KDE does
  * not know (Legacy, UI, Stock, ...) are skipped; a theme is searched for
  * the name's less specific names ("a-b-c", "a-b", "a") before the next.
- * Qt: Qt's qiconloader.cpp, which is the specification's LookupIcon with
- * png files before others. */
+ * Qt: Qt's qiconloader.cpp: the specification's LookupIcon, but base dir
+ * before directory in its order, png before svg in a directory, and no
+ * xpm. (With a theme's icon-theme.cache Qt takes the directories in the
+ * cache's order, which gtk-update-icon-cache took from readdir: not
+ * followed.)
+ * Spec: the specification's LookupIcon as written (subdir, then base dir,
+ * then png, svg, xpm; the first match, else the first nearest): no
+ * toolkit's, what the conformance tests hold the index to. */
 enum lookup_rules {
 	LOOKUP_RULES_GTK,
 	LOOKUP_RULES_KDE,
 	LOOKUP_RULES_QT,
+	LOOKUP_RULES_SPEC,
 	_LOOKUP_RULES_MAX,
 };
 
-/* "gtk", "kde", "qt". */
+/* "gtk", "kde", "qt", "spec". */
 const char *lookup_rules_name(enum lookup_rules rules);
 /* The rules named `name`, or -EINVAL. */
 int lookup_rules_from_name(const char *name);
@@ -77,6 +84,10 @@ int lookup_icon(struct lookup *l, const char *theme, const char *name, int size,
  * chain plus the unthemed fallbacks, sorted, each once. The array and its
  * strings are newly allocated (g_ptr_array_unref frees all). */
 int lookup_names(struct lookup *l, const char *theme, GPtrArray **ret);
+
+/* The names of that list that have a bitmap (png, xpm) anywhere in the
+ * chain or among the unthemed fallbacks; sorted, each once. */
+int lookup_bitmap_names(struct lookup *l, const char *theme, GPtrArray **ret);
 
 /* Sizes of the non-Scalable directories in the search chain of `theme`,
  * sorted, each once, up to `max`. */

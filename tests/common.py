@@ -85,8 +85,8 @@ def run(*args, input=None, check_rc=None, env=None):
 
 def lookup_batch(db, bases, theme, queries, scale=1, rules="gtk"):
     """queries: list of (name, size); returns the list of paths (None for
-    none), by the rules a mount follows by default (qt's are the
-    specification's)."""
+    none), by the rules a mount follows by default ("spec": the
+    specification as written)."""
     text = "".join(f"{n} {s}\n" for n, s in queries)
     p = run("lookup", "--batch", "--db", db, "--icon-dirs", bases, "--theme", theme,
             "--scale", str(scale), "--rules", rules, input=text, check_rc=0)

@@ -44,7 +44,10 @@ def sample(mnt, themes, sizes, per_theme, rng):
     cases = []
     apps = desktop_icons()
     for theme in themes:
-        listed = [n[:-4] for n in os.listdir(os.path.join(mnt, "icons", theme, "48x48"))]
+        # not GTK's pre-encoded NAME.symbolic files: no program asks for
+        # "NAME.symbolic" itself
+        listed = [n[:-4] for n in os.listdir(os.path.join(mnt, "icons", theme, "48x48"))
+                  if not n[:-4].endswith(".symbolic")]
         svg = [n[:-4] for n in os.listdir(os.path.join(mnt, "icons", theme, "scalable"))
                if n.endswith("-symbolic.svg")]
         names = rng.sample(listed, min(per_theme, len(listed)))

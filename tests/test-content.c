@@ -55,18 +55,18 @@ TEST(native_and_rendered)
 	png = path_of(&x, "t/16/a.png");
 	svg = path_of(&x, "t/scalable/a.svg");
 	ASSERT_EQ_INT(
-		content_resolve(x.c, x.b, png, ICON_EXT_PNG, 16, false, &ic),
+		content_resolve(x.c, x.b, png, ICON_EXT_PNG, 16, 0, &ic),
 		0);
 	ASSERT_EQ_INT(ic.native, 1);
 	icon_content_clear(&ic);
 
 	/* a request that may not render gets -EAGAIN, and nothing renders */
 	ASSERT_EQ_INT(
-		content_resolve(x.c, x.b, svg, ICON_EXT_SVG, 24, true, &ic),
+		content_resolve(x.c, x.b, svg, ICON_EXT_SVG, 24, CONTENT_STORED_ONLY, &ic),
 		-EAGAIN);
 	ASSERT_EQ_INT(content_counters(x.c)->renders, 0);
 	ASSERT_EQ_INT(
-		content_resolve(x.c, x.b, svg, ICON_EXT_SVG, 24, false, &ic),
+		content_resolve(x.c, x.b, svg, ICON_EXT_SVG, 24, 0, &ic),
 		0);
 	ASSERT_EQ_INT(ic.native, 0);
 	ASSERT_EQ_INT(content_counters(x.c)->renders, 1);
@@ -79,7 +79,7 @@ TEST(native_and_rendered)
 	/* stored by the writer: a blob hit, no second render */
 	ASSERT_EQ_INT(content_sync(x.c, 5000), 0);
 	ASSERT_EQ_INT(
-		content_resolve(x.c, x.b, svg, ICON_EXT_SVG, 24, false, &ic),
+		content_resolve(x.c, x.b, svg, ICON_EXT_SVG, 24, 0, &ic),
 		0);
 	ASSERT_EQ_INT(content_counters(x.c)->renders, 1);
 	ASSERT_TRUE(content_counters(x.c)->blob_hits >= 1);
@@ -98,11 +98,11 @@ TEST(rejected_and_outside)
 	ASSERT_EQ_INT(setup(&x), 0);
 	broken = path_of(&x, "t/scalable/broken.svg");
 	ASSERT_EQ_INT(
-		content_resolve(x.c, x.b, broken, ICON_EXT_SVG, 24, false, &ic),
+		content_resolve(x.c, x.b, broken, ICON_EXT_SVG, 24, 0, &ic),
 		-EIO);
 	ASSERT_EQ_INT(content_sync(x.c, 5000), 0);
 	ASSERT_EQ_INT(
-		content_resolve(x.c, x.b, broken, ICON_EXT_SVG, 24, false, &ic),
+		content_resolve(x.c, x.b, broken, ICON_EXT_SVG, 24, 0, &ic),
 		-EIO);
 	/* the verdict is remembered: one render for two requests */
 	ASSERT_EQ_INT(content_counters(x.c)->render_failures, 1);
@@ -110,14 +110,14 @@ TEST(rejected_and_outside)
 	link = path_of(&x, "t/16/passwd.png");
 	ASSERT_EQ_INT(symlink("/etc/passwd", link), 0);
 	ASSERT_EQ_INT(
-		content_resolve(x.c, x.b, link, ICON_EXT_PNG, 0, false, &ic),
+		content_resolve(x.c, x.b, link, ICON_EXT_PNG, 0, 0, &ic),
 		-ENOENT);
 	ASSERT_EQ_INT(content_open_source(x.c, link), -ENOENT);
 	/* a relative link out of the base directory likewise */
 	up = path_of(&x, "t/16/up.png");
 	ASSERT_EQ_INT(symlink("../../../../../../../../../etc/passwd", up), 0);
 	ASSERT_EQ_INT(
-		content_resolve(x.c, x.b, up, ICON_EXT_PNG, 0, false, &ic),
+		content_resolve(x.c, x.b, up, ICON_EXT_PNG, 0, 0, &ic),
 		-ENOENT);
 	/* one that stays inside is followed: its rendered key is the real
 	 * file's */
@@ -126,7 +126,7 @@ TEST(rejected_and_outside)
 	real = realpath(svg, NULL);
 	ASSERT_EQ_INT(symlink("../scalable/a.svg", inside), 0);
 	ASSERT_EQ_INT(
-		content_resolve(x.c, x.b, inside, ICON_EXT_SVG, 24, false, &ic),
+		content_resolve(x.c, x.b, inside, ICON_EXT_SVG, 24, 0, &ic),
 		0);
 	ASSERT_EQ_STR(ic.stored.source, real);
 	icon_content_clear(&ic);

@@ -79,7 +79,7 @@ TEST(read_back)
 	/* GTK's pre-encoded go-next-symbolic.symbolic.png in 16x16 alone */
 	g_hash_table_insert(only_in, "go-next-symbolic.symbolic", in16);
 	g_array_append_val(in16, (guint){ 0 });
-	iconcache_build(dirs, names, svgs, false, only_in, b);
+	iconcache_build(dirs, names, svgs, NULL, only_in, b);
 
 	ASSERT_EQ_INT(get16(b, 0), 1); /* major */
 	ASSERT_EQ_INT(get16(b, 2), 0); /* minor */
@@ -106,7 +106,7 @@ TEST(empty_theme)
 	g_autofree char *x = NULL;
 
 	g_ptr_array_add(dirs, "scalable");
-	iconcache_build(dirs, names, svgs, false, NULL, b);
+	iconcache_build(dirs, names, svgs, NULL, NULL, b);
 	ASSERT_EQ_INT(get16(b, 0), 1);
 	x = cache_images(b, "anything", 0xec4d5e82u);
 	ASSERT_TRUE(x == NULL);

@@ -84,16 +84,17 @@ TEST(lists)
 /* One theme whose directories part the toolkits: d in 16 and 48; e in
  * two groups of size 16 (Fixed and Threshold); k an svg at 24 and a png
  * at 48; l at 24 only in a directory of Context=Legacy, and at 48; ab
- * at 48. */
+ * at 48; o at 64 and 128, as far from 96. */
 static void rules_theme(struct fixture *f)
 {
 	fixture_write(f, "r/index.theme",
-		      "[Icon Theme]\nName=R\nDirectories=16,16t,24,48,legacy\n\n"
+		      "[Icon Theme]\nName=R\nDirectories=16,16t,24,48,legacy,64,128\n\n"
 		      "[16]\nSize=16\nType=Fixed\nContext=Actions\n\n"
 		      "[16t]\nSize=16\nType=Threshold\nContext=Actions\n\n"
 		      "[24]\nSize=24\nType=Fixed\nContext=Places\n\n"
 		      "[48]\nSize=48\nType=Fixed\nContext=Places\n\n"
-		      "[legacy]\nSize=24\nType=Fixed\nContext=Legacy\n",
+		      "[legacy]\nSize=24\nType=Fixed\nContext=Legacy\n\n"
+		      "[64]\nSize=64\nType=Fixed\n\n[128]\nSize=128\nType=Fixed\n",
 		      -1);
 	fixture_png(f, "r/16/d.png", 16);
 	fixture_png(f, "r/48/d.png", 48);
@@ -104,6 +105,8 @@ static void rules_theme(struct fixture *f)
 	fixture_png(f, "r/legacy/l.png", 24);
 	fixture_png(f, "r/48/l.png", 48);
 	fixture_png(f, "r/48/ab.png", 48);
+	fixture_png(f, "r/64/o.png", 64);
+	fixture_png(f, "r/128/o.png", 128);
 }
 
 static bool picks(struct fixture *f, const char *name, int size,
@@ -129,6 +132,7 @@ TEST(rules)
 	ASSERT_TRUE(picks(f, "k", 24, "/r/24/k.svg"));
 	ASSERT_TRUE(picks(f, "l", 24, "/r/legacy/l.png"));
 	ASSERT_TRUE(!picks(f, "ab-cd-x-ef", 24, ""));
+	ASSERT_TRUE(picks(f, "o", 96, "/r/128/o.png"));
 
 	f->rules = LOOKUP_RULES_KDE;
 	ASSERT_EQ_INT(fixture_index(f), 0);
@@ -139,6 +143,7 @@ TEST(rules)
 	/* the name's less specific names in the theme (the file of "d") */
 	ASSERT_TRUE(picks(f, "ab-cd-x-ef", 24, "/r/48/ab.png"));
 	ASSERT_TRUE(!picks(f, "d-more", 24, "")); /* "d" is too short */
+	ASSERT_TRUE(picks(f, "o", 96, "/r/128/o.png"));
 
 	f->rules = LOOKUP_RULES_QT;
 	ASSERT_EQ_INT(fixture_index(f), 0);
@@ -146,6 +151,13 @@ TEST(rules)
 	ASSERT_TRUE(picks(f, "e", 16, "/r/16/e.png"));
 	ASSERT_TRUE(picks(f, "k", 24, "/r/24/k.svg"));
 	ASSERT_TRUE(picks(f, "l", 24, "/r/legacy/l.png"));
+	ASSERT_TRUE(picks(f, "o", 96, "/r/64/o.png")); /* the first nearest */
+
+	/* the specification as written: the first of the nearest in order */
+	f->rules = LOOKUP_RULES_SPEC;
+	ASSERT_EQ_INT(fixture_index(f), 0);
+	ASSERT_TRUE(picks(f, "d", 24, "/r/16/d.png"));
+	ASSERT_TRUE(picks(f, "o", 96, "/r/64/o.png"));
 	fixture_free(f);
 }
 
@@ -160,6 +172,7 @@ TEST(rules_names)
 	ASSERT_EQ_INT(lookup_rules_from_name("kde"), LOOKUP_RULES_KDE);
 	ASSERT_EQ_INT(lookup_rules_from_name("GTK"), -EINVAL);
 	ASSERT_EQ_STR(lookup_rules_name(LOOKUP_RULES_QT), "qt");
+	ASSERT_EQ_INT(lookup_rules_from_name("spec"), LOOKUP_RULES_SPEC);
 }
 
 TEST_MAIN(TEST_CASE(resolve), TEST_CASE(lists), TEST_CASE(rules),

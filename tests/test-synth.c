@@ -119,7 +119,7 @@ TEST(stored_for_the_next_mount)
 			     "SELECT count(*) FROM synth WHERE theme = ?1", "t",
 			     "t"),
 		0);
-	ASSERT_EQ_INT(sqlite3_column_int(q, 0), 6); /* one per kind */
+	ASSERT_EQ_INT(sqlite3_column_int(q, 0), 7); /* one per kind */
 	sqlite3_finalize(q);
 	ASSERT_EQ_INT(synth_file(first, f->l, "t", SYNTH_ICON_CACHE, &a), 0);
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Spec conformance on the fixture themes in tests/data/spec: each rule of
 the design's Lookup section has rows in expected.txt with the one path the
-specification picks, and `iconfs lookup --rules qt` (Qt's lookup is the
-specification's) must print exactly that. Where GTK deviates from the
+specification picks, and `iconfs lookup --rules spec` (the specification
+as written) must print exactly that. Where GTK deviates from the
 specification, the expected result comes from GTK: real GTK 4 looks up
 every scale-1 row on the same base directories, and `iconfs lookup --rules
 gtk` must print what it picks, but for the few rows where the mount keeps
@@ -49,10 +49,10 @@ with tempfile.TemporaryDirectory() as tmp:
         groups[(r[0], r[3])].append(r)
     for (theme, scale), group in groups.items():
         got = lookup_batch(db, SPEC_BASES, theme, [(r[1], r[2]) for r in group], scale,
-                           rules="qt")
+                           rules="spec")
         for r, path in zip(group, got):
             rel = os.path.relpath(path, spec) if path else "NONE"
-            check_eq(rel, r[4], f"lookup --rules qt --theme {theme} --scale {scale} "
+            check_eq(rel, r[4], f"lookup --rules spec --theme {theme} --scale {scale} "
                      f"{r[1]} {r[2]}")
 
     # GTK 4 itself on the same base directories (each one's icons/ a link)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`iconfs lookup --rules qt` (Qt's lookup is the specification's) against
+"""`iconfs lookup --rules spec` (the specification as written) against
 an independent reading of the specification (spec_reference.py) on the
 real Debian themes: random names from each theme (seeded), plus names that
 exist nowhere, at many sizes and both scales. (The gtk and kde rules are
@@ -28,7 +28,7 @@ for theme in THEMES:
     sample = rng.sample(sorted(names), min(120, len(names))) + ["no-such-icon-xyz", "Firefox"]
     for scale in (1, 2):
         queries = [(n, rng.choice(SIZES)) for n in sample]
-        got = lookup_batch(db, REAL_BASES, theme, queries, scale, rules="qt")
+        got = lookup_batch(db, REAL_BASES, theme, queries, scale, rules="spec")
         for (n, s), path in zip(queries, got):
             want = spec.find_icon(n, s, scale, theme)
             check(path == want, f"{theme} {n} {s}@{scale}: iconfs {path}, reference {want}")
