@@ -33,9 +33,10 @@ TEST(index_theme)
 	ASSERT_EQ_INT(fixture_index(f), 0);
 	ASSERT_EQ_INT(synth_new(&gen, &s), 0);
 	ASSERT_EQ_INT(synth_sizes(f->l, "t", &sizes), 0);
-	/* the standard ten and the chain's own: 16 and 64 are standard,
-	 * 48 (parent) too: ten in all */
-	ASSERT_EQ_INT(sizes->len, 10);
+	/* the standard ten and the chain's own (16 and 64 are standard, 48
+	 * (parent) too), and under gtk twice the standard ones: 44 and 192
+	 * are new, twelve in all */
+	ASSERT_EQ_INT(sizes->len, 12);
 	ASSERT_EQ_INT(synth_file(s, f->l, "t", SYNTH_INDEX_THEME, &text), 0);
 	ASSERT_TRUE(g_key_file_load_from_data(kf, g_bytes_get_data(text, NULL),
 					      g_bytes_get_size(text),
@@ -46,7 +47,10 @@ TEST(index_theme)
 	dirs = g_key_file_get_string(kf, "Icon Theme", "Directories", NULL);
 	ASSERT_TRUE(dirs && g_str_has_prefix(dirs, "16x16,22x22,") &&
 		    g_str_has_suffix(dirs, ",scalable"));
-	ASSERT_EQ_INT(g_key_file_get_integer(kf, "32x32@2", "Scale", NULL), 2);
+	/* under gtk no @2 directories: GTK takes 48x48 for 24 at scale 2 */
+	ASSERT_TRUE(!g_key_file_has_key(kf, "Icon Theme", "ScaledDirectories", NULL));
+	ASSERT_TRUE(!g_key_file_has_group(kf, "32x32@2"));
+	ASSERT_TRUE(strstr(dirs, ",44x44,") != NULL);
 	/* only hicolor's lists real directories too, those GTK attaches its
 	 * built-in icons under, with their own keys */
 	ASSERT_TRUE(!g_key_file_has_group(kf, "16"));
