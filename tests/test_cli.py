@@ -57,6 +57,11 @@ with tempfile.TemporaryDirectory() as tmp:
         (["render", "--theme", "sq", "--all-themes"],
          "iconfs: --theme and --all-themes exclude each other"),
         (["help", "nosuch"], "iconfs: unknown command 'nosuch' (see 'iconfs help')"),
+        (["lookup", "--rules", "gnome", "x", "1"],
+         "iconfs: invalid rules 'gnome' (gtk, kde, qt or spec)"),
+        (["status", "--rules", "kde"],
+         "iconfs: option '--rules' does not apply to 'iconfs status'\n"
+         "see 'iconfs status --help'"),
     ]:
         rc, out, got = iconfs(*args, env=env)
         check_eq((rc, got), (2, err), f"iconfs {' '.join(args)}")
@@ -89,11 +94,11 @@ with tempfile.TemporaryDirectory() as tmp:
     check_eq(iconfs("help", "mount")[:2], iconfs("mount", "--help")[:2],
              "iconfs help mount is mount --help")
     own = {"index": ["--db", "--icon-dirs"],
-           "lookup": ["--db", "--icon-dirs", "--theme", "--scale", "--batch"],
+           "lookup": ["--db", "--icon-dirs", "--theme", "--scale", "--batch", "--rules"],
            "mount": ["--db", "--shared-db", "--no-shared-db", "--icon-dirs", "--theme",
-                     "--workers", "--budget", "-f"],
+                     "--workers", "--budget", "-f", "--rules"],
            "render": ["--db", "--shared-db", "--icon-dirs", "--theme", "--all-themes",
-                      "--sizes", "--scales", "--budget", "--workers"],
+                      "--sizes", "--scales", "--budget", "--workers", "--rules"],
            "status": ["--db", "--shared-db", "--no-shared-db"],
            "umount": []}
     every = sorted({o for opts in own.values() for o in opts})

@@ -7,6 +7,7 @@ kdeglobals; without it those are read in that order; --theme pins. A switch
 in GSettings or settings.ini shows in MNT/<N>/ within the design's second
 (the latency is printed; the check's ceiling is generous)."""
 import os
+import re
 import subprocess
 import tempfile
 import time
@@ -106,4 +107,27 @@ with tempfile.TemporaryDirectory() as conf:
     p = subprocess.run([os.environ["ICONFS"], "lookup", "--db", db, "--icon-dirs", REAL_BASES,
                         "folder", "48"], capture_output=True, text=True, env=env)
     check("/breeze/" in p.stdout, f"iconfs lookup follows GSettings: {p.stdout.strip()}")
+
+    # the rules follow the session's desktop: KDE's under KDE, Qt's under
+    # LXQt, GTK's anywhere else; --rules chooses; status and the xattr say
+    for desktop, extra, want in (("KDE", [], "kde"), ("LXQt", [], "qt"),
+                                 ("ubuntu:GNOME", [], "gtk"), ("KDE", ["--rules", "gtk"], "gtk")):
+        os.environ["XDG_CURRENT_DESKTOP"] = desktop
+        with mounted(db, REAL_BASES, theme="breeze", extra=extra) as mnt:
+            check_eq(os.getxattr(mnt, "user.iconfs.rules").decode(), want,
+                     f"XDG_CURRENT_DESKTOP={desktop} {' '.join(extra)}: the mount's rules")
+            st = subprocess.run([os.environ["ICONFS"], "status", "--db", db, mnt],
+                                capture_output=True, text=True)
+            check(re.search(rf"^rules +{want} \(served\)$", st.stdout, re.M) is not None,
+                  f"iconfs status says the rules: {st.stdout!r}")
+    del os.environ["XDG_CURRENT_DESKTOP"]
+    # KDE's group sizes reach KDE under its rules (breeze: DesktopDefault=48)
+    os.environ["XDG_CURRENT_DESKTOP"] = "KDE"
+    with mounted(db, REAL_BASES, theme="breeze") as mnt:
+        with open(os.path.join(mnt, "icons", "breeze", "index.theme")) as f:
+            text = f.read()
+        check(re.search(r"^DesktopDefault=48$", text, re.M) is not None and
+              "FollowsColorScheme=true" in text,
+              "under kde the synthesized index.theme keeps KDE's keys")
+    del os.environ["XDG_CURRENT_DESKTOP"]
 finish()

@@ -147,8 +147,11 @@ with mounted(db, REAL_BASES, theme="Papirus") as mnt:
     # the synthetic index.theme
     text = open(os.path.join(mnt, "icons/Papirus/index.theme")).read()
     for needle in ("Name=Papirus", "Inherits=hicolor", "[48x48]\nSize=48\nType=Fixed",
-                   "[scalable]", "MaxSize=1024", "Type=Scalable", "[24x24@2]\nSize=24\nScale=2"):
+                   "[scalable]", "MaxSize=1024", "Type=Scalable", "[44x44]\nSize=44"):
         check(needle in text, f"index.theme has {needle!r}")
+    # under gtk no @2 groups (GTK takes 48x48 for 24 at scale 2), though
+    # the @2 views exist
+    check("@2" not in text, "the gtk rules' index.theme lists no @2 directories")
 
     # read-only everywhere
     f48 = os.path.join(mnt, "48", name + ".png")
