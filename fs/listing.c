@@ -130,8 +130,8 @@ static int list_sizedir_svgs(struct tree_ctx *x, const struct tree_node *dir,
 /* Icons: symbolic names under icons/ as SVG, and in a size view as GTK's
  * pre-encoded NAME.symbolic.png where the theme has one of exactly that
  * size (toolkits recolour both) and as a per-size SVG variant; under kde
- * every SVG as SVG in the size views; rendered like any other in the flat
- * views. */
+ * and qt the icons whose source is an SVG as SVG in the size views;
+ * rendered like any other in the flat views. */
 static int list_icons(struct tree *t, struct tree_ctx *x, struct prefetch *pf,
 		      uint64_t ino, const struct tree_node *dir,
 		      struct listing *ls)
@@ -142,7 +142,7 @@ static int list_icons(struct tree *t, struct tree_ctx *x, struct prefetch *pf,
 	int r;
 
 	r = synth_names(x->synth, x->l, dir->theme, svg, &names);
-	if (r >= 0)
+	if (r >= 0 && dir->kind == TREE_SIZEDIR)
 		r = synth_sized_svgs(x->synth, x->l, dir->theme, &sized);
 	if (r >= 0 && dir->kind == TREE_SIZEDIR)
 		r = list_sizedir_svgs(x, dir, sized, ls);
