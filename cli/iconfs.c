@@ -79,7 +79,8 @@ static int cmd_index(struct cli_options *o)
 }
 
 /* `iconfs lookup --batch`: "NAME SIZE [SCALE]" per input line, one output
- * line each: the path, or an empty line when nothing resolves. */
+ * line each: the path, or an empty line when nothing resolves. An exit
+ * status: 2 at the first malformed line. */
 static int lookup_batch(struct lookup *l, const char *theme, int scale)
 {
 	char line[4096];
@@ -111,7 +112,7 @@ static int cmd_lookup(struct cli_options *o)
 	g_autofree char *mnt = default_mountpoint(o);
 	g_autofree char *theme = desktop_theme(o->theme, NULL);
 	g_autofree char *path = NULL, *scratch = NULL;
-	int size, ext, r;
+	int size, ext, status = 0, r;
 
 	if (o->batch ? o->n_args != 0 : o->n_args != 2) {
 		cli_usage_error("'iconfs lookup' takes NAME SIZE, or --batch "
@@ -139,7 +140,7 @@ static int cmd_lookup(struct cli_options *o)
 	if (r >= 0)
 		r = lookup_new(db, o->rules, &l);
 	if (r >= 0 && o->batch)
-		r = lookup_batch(l, theme, o->scale);
+		status = lookup_batch(l, theme, o->scale);
 	else if (r >= 0)
 		r = lookup_icon(l, theme, o->args[0], size, o->scale, &path,
 				&ext);
@@ -152,7 +153,7 @@ static int cmd_lookup(struct cli_options *o)
 		(void)rmdir(scratch);
 		g_free(o->db);
 	}
-	return r == 2 ? 2 : r < 0 ? 1 : 0;
+	return r < 0 ? 1 : status;
 }
 
 static int cmd_status(struct cli_options *o)

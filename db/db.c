@@ -409,31 +409,20 @@ static void db_move_aside(const char *path)
 }
 
 /* Make the index's directory if missing; a new index needs it writable. */
-static int mkdir_parents(const char *path)
+static int index_dir_prepare(const char *path)
 {
-	_cleanup_free_ char *p = strdup(path);
-	if (!p)
-		return -ENOMEM;
-	for (char *s = p + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(p, 0700) < 0 && errno != EEXIST)
-			return -errno;
-		*s = '/';
-	}
-	/* SQLite says "unable to open" (ENOENT) where the directory is
-	 * read-only: name the real cause (not for ":memory:") */
-	if (!streq(path, ":memory:") && access(path, F_OK) < 0 &&
-	    errno == ENOENT) {
-		char *slash = strrchr(p, '/');
-		const char *dir = !slash ? "." : slash == p ? "/" : p;
+	g_autofree char *dir = NULL;
 
-		if (slash && slash != p)
-			*slash = '\0';
-		if (access(dir, W_OK | X_OK) < 0)
-			return -errno;
-	}
+	if (streq(path, ":memory:"))
+		return 0;
+	dir = g_path_get_dirname(path);
+	if (g_mkdir_with_parents(dir, 0700) < 0)
+		return -errno;
+	/* SQLite says "unable to open" (ENOENT) where the directory is
+	 * read-only: name the real cause */
+	if (access(path, F_OK) < 0 && errno == ENOENT &&
+	    access(dir, W_OK | X_OK) < 0)
+		return -errno;
 	return 0;
 }
 
@@ -539,7 +528,7 @@ int db_open(const char *path, unsigned flags, sqlite3 **ret)
 	int r;
 
 	if (!(flags & DB_READONLY)) {
-		r = mkdir_parents(path);
+		r = index_dir_prepare(path);
 		if (r < 0)
 			return log_error_errno(r,
 					       "cannot create index '%s': %m",

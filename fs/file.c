@@ -21,9 +21,7 @@ int file_open(struct tree *t, struct tree_ctx *x, uint64_t ino,
 		return r;
 	}
 	if (n.kind == TREE_INDEX_THEME || n.kind == TREE_ICON_CACHE)
-		r = synth_file(x->synth, x->l, n.theme,
-			       n.kind == TREE_INDEX_THEME ? SYNTH_INDEX_THEME
-							  : SYNTH_ICON_CACHE,
+		r = synth_file(x->synth, x->l, n.theme, tree_synth_file(n.kind),
 			       &f->data);
 	else if (tree_kind_is_dir(n.kind))
 		r = -EISDIR;

@@ -14,6 +14,19 @@
 #include "view.h"
 
 
+/* What a node holds in memory: its strings, its content's sources (with
+ * `content`) and two hash table entries, with malloc's overhead. */
+static size_t node_bytes(const struct node *n, const struct icon_content *content)
+{
+	size_t b = sizeof(*n) + strlen(n->key) + strlen(n->entry) + TREE_NODE_OVERHEAD;
+
+	if (content)
+		b += (n->name ? strlen(n->name) : 0) +
+		     (content->source ? strlen(content->source) : 0) +
+		     (content->stored.source ? strlen(content->stored.source) : 0);
+	return b;
+}
+
 static void node_free(struct node *n)
 {
 	g_free(n->name);
@@ -260,21 +273,9 @@ static uint64_t node_ref(struct tree *t, uint64_t parent, const char *entry,
 		g_hash_table_insert(t->by_key, n->key, n);
 		g_hash_table_insert(t->by_ino, &n->ino, n);
 	}
-	if (content) {
-		/* the node's strings, its content's source and two hash table
-		 * entries, with malloc's overhead */
+	if (content || !n->bytes) {
 		t->bytes -= n->bytes;
-		n->bytes =
-			sizeof(*n) + strlen(n->key) + strlen(n->entry) +
-			(n->name ? strlen(n->name) : 0) +
-			(content->source ? strlen(content->source) : 0) +
-			(content->stored.source ? strlen(content->stored.source)
-						: 0) +
-			TREE_NODE_OVERHEAD;
-		t->bytes += n->bytes;
-	} else if (!n->bytes) {
-		n->bytes = sizeof(*n) + strlen(n->key) + strlen(n->entry) +
-			   TREE_NODE_OVERHEAD;
+		n->bytes = node_bytes(n, content);
 		t->bytes += n->bytes;
 	}
 	n->nlookup++;
@@ -515,9 +516,7 @@ int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
 	if (r >= 0 && (kind == TREE_INDEX_THEME || kind == TREE_ICON_CACHE)) {
 		g_autoptr(GBytes) bytes = NULL;
 
-		r = synth_file(x->synth, x->l, theme,
-			       kind == TREE_INDEX_THEME ? SYNTH_INDEX_THEME
-							: SYNTH_ICON_CACHE,
+		r = synth_file(x->synth, x->l, theme, tree_synth_file(kind),
 			       &bytes);
 		content.size = r < 0 ? 0 : g_bytes_get_size(bytes);
 		pthread_mutex_lock(&t->lock);

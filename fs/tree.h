@@ -55,6 +55,12 @@ struct tree_ctx {
 int tree_new(const char *default_theme, const char *source,
 	     enum lookup_rules rules, struct tree **ret);
 enum lookup_rules tree_rules(struct tree *t);
+
+/* The synthesized file a TREE_INDEX_THEME or TREE_ICON_CACHE node holds. */
+static inline enum synth_file tree_synth_file(enum tree_kind kind)
+{
+	return kind == TREE_INDEX_THEME ? SYNTH_INDEX_THEME : SYNTH_ICON_CACHE;
+}
 /* How an icon of a directory of kind `dir` is made (content_resolve's
  * flags): under qt, a size view keeps a smaller bitmap at its own size, as
  * Qt shows it. */
