@@ -15,6 +15,14 @@
 /* Deeper Inherits chains than this are cut: real ones have 2 or 3. */
 #define CHAIN_MAX 64
 
+/* A file of the name in one of the theme's directories (`dir` in the
+ * lookup's string chunk). */
+struct candidate {
+	int pos, base_pos, ext;
+	const struct subdir_info *sd;
+	const char *dir;
+};
+
 struct lookup {
 	sqlite3 *db;
 	enum lookup_rules rules;
@@ -28,6 +36,10 @@ struct lookup {
 	 * subdir_info), and basedir id → its position. */
 	GHashTable *subdirs;
 	GHashTable *base_pos;
+	/* one theme's candidates (struct candidate) and their directories'
+	 * paths, kept for the next lookup's (emptied after each) */
+	GArray *cands;
+	GStringChunk *paths;
 };
 
 /* CROSS JOIN keeps SQLite on the plan that fits: the few rows of one name
@@ -104,6 +116,8 @@ int lookup_new(sqlite3 *db, enum lookup_rules rules, struct lookup **ret)
 					   (GDestroyNotify)g_hash_table_unref);
 	l->base_pos = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
 					    g_free);
+	l->cands = g_array_new(FALSE, FALSE, sizeof(struct candidate));
+	l->paths = g_string_chunk_new(1024);
 	r = db_prepare_all(db, stmts, ELEMENTSOF(stmts));
 	if (r < 0) {
 		lookup_free(l);
@@ -127,6 +141,8 @@ struct lookup *lookup_free(struct lookup *l)
 	g_hash_table_destroy(l->chains);
 	g_hash_table_destroy(l->subdirs);
 	g_hash_table_destroy(l->base_pos);
+	g_array_unref(l->cands);
+	g_string_chunk_free(l->paths);
 	g_free(l);
 	return NULL;
 }
@@ -363,13 +379,6 @@ static int theme_load(struct lookup *l, long long theme_id,
 	return 0;
 }
 
-/* A file of the name in one of the theme's directories. */
-struct candidate {
-	int pos, base_pos, ext;
-	const struct subdir_info *sd;
-	char *dir;
-};
-
 /* The specification's order of files: subdir, then base dir, then
  * extension. */
 static int candidate_cmp(const void *a, const void *b)
@@ -389,21 +398,25 @@ static int candidate_cmp(const void *a, const void *b)
 static const struct candidate *pick_spec(const struct candidate *c, guint n,
 					 int size, int scale)
 {
-	const struct candidate *near = NULL;
+	const struct candidate *match = NULL, *near = NULL;
 	long long near_dist = LLONG_MAX;
 
 	for (guint i = 0; i < n; i++) {
 		long long d;
 
-		if (dir_matches_size(&c[i].sd->size, size, scale))
-			return &c[i];
+		if (dir_matches_size(&c[i].sd->size, size, scale)) {
+			if (!match || candidate_cmp(&c[i], match) < 0)
+				match = &c[i];
+			continue;
+		}
 		d = dir_size_distance(&c[i].sd->size, size, scale);
-		if (d < near_dist) {
+		if (d < near_dist ||
+		    (d == near_dist && candidate_cmp(&c[i], near) < 0)) {
 			near_dist = d;
 			near = &c[i];
 		}
 	}
-	return near;
+	return match ? match : near;
 }
 
 /* Whether x comes before y in Qt's order: base dir, then directory, then
@@ -505,34 +518,39 @@ static bool gtk_first(const struct candidate *x, const struct candidate *y)
 	return x->ext < y->ext;
 }
 
-/* GTK 4: each group's file (gtk_first), the groups compared in the order
- * they first appear in the theme. */
-static const struct candidate *pick_gtk(const struct candidate *c, guint n,
-					int size, int scale)
+/* By group (in the order the groups first appear), each group's file
+ * (gtk_first) first. */
+static int gtk_cmp(const void *a, const void *b)
+{
+	const struct candidate *x = a, *y = b;
+
+	if (x->sd->group != y->sd->group)
+		return x->sd->group < y->sd->group ? -1 : 1;
+	return gtk_first(x, y) ? -1 : gtk_first(y, x) ? 1 : 0;
+}
+
+/* GTK 4: each group's file, the groups compared in the order they first
+ * appear in the theme (`c` is reordered). */
+static const struct candidate *pick_gtk(struct candidate *c, guint n, int size,
+					int scale)
 {
 	const struct candidate *best = NULL;
-	int best_diff = 0, group = -1;
+	int best_diff = 0;
 
-	for (;;) {
-		const struct candidate *first = NULL;
+	qsort(c, n, sizeof(*c), gtk_cmp);
+	for (guint i = 0; i < n; i++) {
 		int d;
 
-		for (guint i = 0; i < n; i++)
-			if (c[i].sd->group > group &&
-			    (!first || c[i].sd->group < first->sd->group ||
-			     (c[i].sd->group == first->sd->group &&
-			      gtk_first(&c[i], first))))
-				first = &c[i];
-		if (!first)
-			return best;
-		group = first->sd->group;
-		d = gtk_difference(&first->sd->size, size, scale);
-		if (!best || gtk_better(&first->sd->size, d, &best->sd->size,
+		if (i > 0 && c[i].sd->group == c[i - 1].sd->group)
+			continue; /* not its group's file */
+		d = gtk_difference(&c[i].sd->size, size, scale);
+		if (!best || gtk_better(&c[i].sd->size, d, &best->sd->size,
 					best_diff, size, scale)) {
-			best = first;
+			best = &c[i];
 			best_diff = d;
 		}
 	}
+	return best;
 }
 
 /* KIconThemes' delta of a directory: negative when its icons must be
@@ -557,12 +575,13 @@ static int kde_delta(const struct subdir_size *d, int size)
 /* KIconThemes: per extension (png, svg, xpm), its unscaled directories in
  * order at size·scale; a directory replaces the one found when nearer, or
  * when it scales down where that one scaled up; an exact one ends the
- * search. */
-static const struct candidate *pick_kde(const struct candidate *c, guint n,
-					int size, int scale)
+ * search (`c` is reordered). */
+static const struct candidate *pick_kde(struct candidate *c, guint n, int size,
+					int scale)
 {
 	int want = size * scale;
 
+	qsort(c, n, sizeof(*c), candidate_cmp);
 	for (int ext = ICON_EXT_PNG; ext <= ICON_EXT_XPM; ext++) {
 		const struct candidate *found = NULL;
 		int delta = -INT_MAX;
@@ -587,7 +606,7 @@ static const struct candidate *pick_kde(const struct candidate *c, guint n,
 	return NULL;
 }
 
-/* The theme's files of this name, in candidate order. */
+/* The theme's files of this name, in the index's order. */
 static int theme_candidates(struct lookup *l, long long theme_id,
 			    const char *name, GArray *out)
 {
@@ -610,19 +629,15 @@ static int theme_candidates(struct lookup *l, long long theme_id,
 		if (!sd || !bpos)
 			continue;
 		c = (struct candidate){ sd->pos, *bpos, sqlite3_column_int(q, 3),
-					sd, g_strdup(db_column_str(q, 2)) };
+					sd,
+					g_string_chunk_insert(l->paths,
+							      db_column_str(q, 2)) };
 		g_array_append_val(out, c);
 	}
 	(void)sqlite3_reset(q);
 	if (rc != SQLITE_DONE)
 		return db_errno(rc); /* the request fails; not logged per icon */
-	g_array_sort(out, candidate_cmp);
 	return 0;
-}
-
-static void candidate_clear(gpointer p)
-{
-	g_free(((struct candidate *)p)->dir);
 }
 
 /* The file of `name` in one theme that the rules take. */
@@ -630,14 +645,13 @@ static int lookup_in_theme(struct lookup *l, long long theme_id,
 			   const char *name, int size, int scale,
 			   char **ret_path, int *ret_ext)
 {
-	g_autoptr(GArray) c = g_array_new(FALSE, FALSE, sizeof(struct candidate));
+	GArray *c = l->cands;
 	const struct candidate *best;
 	int r;
 
-	g_array_set_clear_func(c, candidate_clear);
 	r = theme_candidates(l, theme_id, name, c);
 	if (r < 0)
-		return r;
+		goto out;
 	switch (l->rules) {
 	case LOOKUP_RULES_GTK:
 		best = pick_gtk((struct candidate *)c->data, c->len, size, scale);
@@ -652,11 +666,15 @@ static int lookup_in_theme(struct lookup *l, long long theme_id,
 		best = pick_spec((struct candidate *)c->data, c->len, size, scale);
 		break;
 	}
-	if (!best)
-		return -ENOENT;
-	*ret_path = icon_path(best->dir, name, best->ext);
-	*ret_ext = best->ext;
-	return 0;
+	r = best ? 0 : -ENOENT;
+	if (best) {
+		*ret_path = icon_path(best->dir, name, best->ext);
+		*ret_ext = best->ext;
+	}
+out:
+	g_array_set_size(c, 0);
+	g_string_chunk_clear(l->paths);
+	return r;
 }
 
 static int lookup_fallback(struct lookup *l, const char *name, char **ret_path,
