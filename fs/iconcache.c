@@ -57,22 +57,25 @@ static guint32 append_str(GByteArray *b, const char *s)
 	return off;
 }
 
-/* An image list naming dirs [first, last) with `flags`. */
+/* One image of a list: the directory's index and the file's suffix. */
+static void append_image(GByteArray *b, guint dir, guint16 flags)
+{
+	append16(b, (guint16)dir);
+	append16(b, flags);
+	append32(b, 0);
+}
+
+/* An image list naming dirs [first, last) with `flags`, then scalable/
+ * when `with_svg`. */
 static guint32 append_images(GByteArray *b, guint first, guint last,
 			     guint16 flags, guint scalable, bool with_svg)
 {
 	guint32 off = append32(b, last - first + (with_svg ? 1 : 0));
 
-	for (guint i = first; i < last; i++) {
-		append16(b, (guint16)i);
-		append16(b, flags);
-		append32(b, 0);
-	}
-	if (with_svg) {
-		append16(b, (guint16)scalable);
-		append16(b, SUFFIX_SVG);
-		append32(b, 0);
-	}
+	for (guint i = first; i < last; i++)
+		append_image(b, i, flags);
+	if (with_svg)
+		append_image(b, scalable, SUFFIX_SVG);
 	return off;
 }
 
@@ -86,15 +89,11 @@ static guint32 append_images_in(GByteArray *b, GArray *in, guint scalable,
 	for (guint i = 0; i < in->len; i++) {
 		guint d = g_array_index(in, guint, i);
 
-		append16(b, (guint16)(d & ~ICONCACHE_SVG));
-		append16(b, d & ICONCACHE_SVG ? SUFFIX_SVG : SUFFIX_PNG);
-		append32(b, 0);
+		append_image(b, d & ~ICONCACHE_SVG,
+			     d & ICONCACHE_SVG ? SUFFIX_SVG : SUFFIX_PNG);
 	}
-	if (with_svg) {
-		append16(b, (guint16)scalable);
-		append16(b, SUFFIX_SVG);
-		append32(b, 0);
-	}
+	if (with_svg)
+		append_image(b, scalable, SUFFIX_SVG);
 	return off;
 }
 

@@ -652,6 +652,9 @@ static int lookup_in_theme(struct lookup *l, long long theme_id,
 	r = theme_candidates(l, theme_id, name, c);
 	if (r < 0)
 		goto out;
+	r = -ENOENT;
+	if (c->len == 0)
+		goto out; /* no file of that name in the theme */
 	switch (l->rules) {
 	case LOOKUP_RULES_GTK:
 		best = pick_gtk((struct candidate *)c->data, c->len, size, scale);
