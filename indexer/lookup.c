@@ -807,6 +807,24 @@ static int chain_query(struct lookup *l, const char *theme, const char *sql,
 	return db_query(l->db, ret, sql, "ti", *ret_json, arg);
 }
 
+/* The first column of each row of `q`, as new strings (g_ptr_array_unref
+ * frees all); an error reading is logged as `what`. */
+static int column_strings(struct lookup *l, sqlite3_stmt *q, const char *what,
+			  GPtrArray **ret)
+{
+	GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+	int rc;
+
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+		g_ptr_array_add(out, g_strdup(db_column_str(q, 0)));
+	if (rc != SQLITE_DONE) {
+		g_ptr_array_unref(out);
+		return db_log_error(l->db, rc, what);
+	}
+	*ret = out;
+	return 0;
+}
+
 /* The names of the chain of `theme` and of the unthemed fallbacks whose
  * extension `ext_op` admits ("IS NOT NULL" for all, "!= 1" for bitmaps). */
 static int chain_names(struct lookup *l, const char *theme, const char *ext_op,
@@ -821,22 +839,13 @@ static int chain_names(struct lookup *l, const char *theme, const char *ext_op,
 		"(SELECT value FROM json_each(?1))) OR kind = ?3)) "
 		"ORDER BY name",
 		ext_op);
-	GPtrArray *names;
-	int r, rc;
+	int r;
 
 	r = chain_query(l, theme, sql, DIR_KIND_SUBDIR, &json, &q);
 	if (r < 0)
 		return r;
 	sqlite3_bind_int(q, 3, DIR_KIND_BASE);
-	names = g_ptr_array_new_with_free_func(g_free);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
-		g_ptr_array_add(names, g_strdup(db_column_str(q, 0)));
-	if (rc != SQLITE_DONE) {
-		g_ptr_array_unref(names);
-		return db_log_error(l->db, rc, "cannot list icons");
-	}
-	*ret = names;
-	return 0;
+	return column_strings(l, q, "cannot list icons", ret);
 }
 
 int lookup_names(struct lookup *l, const char *theme, GPtrArray **ret)
@@ -908,8 +917,7 @@ int lookup_symbolic_variants(struct lookup *l, const char *theme,
 {
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
 	g_autofree char *json = NULL;
-	GPtrArray *out;
-	int r, rc;
+	int r;
 
 	r = chain_query(l, theme,
 			"SELECT DISTINCT name FROM (SELECT i.name FROM dir d "
@@ -924,15 +932,7 @@ int lookup_symbolic_variants(struct lookup *l, const char *theme,
 			ICON_EXT_SVG, &json, &q);
 	if (r < 0)
 		return r;
-	out = g_ptr_array_new_with_free_func(g_free);
-	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
-		g_ptr_array_add(out, g_strdup(db_column_str(q, 0)));
-	if (rc != SQLITE_DONE) {
-		g_ptr_array_unref(out);
-		return db_log_error(l->db, rc, "cannot read symbolic icons");
-	}
-	*ret = out;
-	return 0;
+	return column_strings(l, q, "cannot read symbolic icons", ret);
 }
 
 static void lookup_dir_clear(gpointer p)
