@@ -381,7 +381,11 @@ static int resolve_icon(struct tree *t, struct tree_ctx *x, enum tree_kind dir,
 	int ext, r;
 
 	if (kind == TREE_SVG) {
-		if (dir == TREE_SIZEDIR && !sizedir_svg(t, x, theme, name))
+		/* under kde any name whose source at that size is an SVG:
+		 * also those KDE reaches by a less specific name, which no
+		 * listing holds (kde_svg_source below) */
+		if (dir == TREE_SIZEDIR && t->rules != LOOKUP_RULES_KDE &&
+		    !sizedir_svg(t, x, theme, name))
 			return -ENOENT;
 		r = dir == TREE_SIZEDIR
 			    ? lookup_icon(x->l, theme, name, size, scale,
@@ -407,6 +411,11 @@ static int resolve_icon(struct tree *t, struct tree_ctx *x, enum tree_kind dir,
 	r = lookup_icon(x->l, theme, name, size, scale, &source, &ext);
 	if (r < 0)
 		return r;
+	/* kde_svg_source: KDE renders and recolours an SVG itself, so an SVG
+	 * source is NAME.svg in a size view, never NAME.png */
+	if (dir == TREE_SIZEDIR && t->rules == LOOKUP_RULES_KDE &&
+	    ext == ICON_EXT_SVG)
+		return -ENOENT;
 	if (dir == TREE_SIZEDIR && view_is_symbolic_png(name)) {
 		/* GTK's pre-encoded file as it is, or nothing: a rescale would
 		 * be another picture than GTK's own of the SVG (the flat views

@@ -883,6 +883,46 @@ int lookup_chain_sizes(struct lookup *l, const char *theme, int max,
 	return 0;
 }
 
+int lookup_name_sizes(struct lookup *l, const char *theme, GHashTable **ret)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	g_autofree char *json = NULL;
+	g_autoptr(GHashTable) out = g_hash_table_new_full(
+		g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_array_unref);
+	GArray *sizes = NULL;
+	long long first = -1;
+	int r, rc;
+
+	/* ordered by name, then chain position: a name's first rows are
+	 * those of its theme */
+	r = chain_query(l, theme,
+			"SELECT i.name, j.key, s.type, s.size * s.scale FROM json_each(?1) j "
+			"JOIN dir d ON d.theme_id = j.value AND d.kind = ?2 "
+			"JOIN subdir s ON s.theme_id = d.theme_id AND s.path = d.relpath "
+			"JOIN icon i ON i.listing_id = d.listing_id "
+			"ORDER BY i.name, j.key",
+			DIR_KIND_SUBDIR, &json, &q);
+	if (r < 0)
+		return r;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const char *name = db_column_str(q, 0);
+		long long pos = sqlite3_column_int64(q, 1);
+		int px = sqlite3_column_int(q, 3);
+
+		if (!sizes || !g_hash_table_contains(out, name)) {
+			sizes = g_array_new(FALSE, FALSE, sizeof(int));
+			g_hash_table_insert(out, g_strdup(name), sizes);
+			first = pos;
+		}
+		if (pos == first && sqlite3_column_int(q, 2) != THEME_DIR_SCALABLE)
+			g_array_append_val(sizes, px);
+	}
+	if (rc != SQLITE_DONE)
+		return db_log_error(l->db, rc, "cannot read the sizes of icons");
+	*ret = g_steal_pointer(&out);
+	return 0;
+}
+
 int lookup_symbolic_pngs(struct lookup *l, const char *theme, GPtrArray **ret)
 {
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;

@@ -94,6 +94,12 @@ int lookup_bitmap_names(struct lookup *l, const char *theme, GPtrArray **ret);
 int lookup_chain_sizes(struct lookup *l, const char *theme, int max,
 		       GArray **ret);
 
+/* For each name of the chain of `theme`: the pixel sizes (Size·Scale) of
+ * the non-Scalable directories that hold it in the first theme of the
+ * chain that has it at all, the theme a toolkit takes it from. A new
+ * table: name (string) → GArray of int, in no order, possibly empty. */
+int lookup_name_sizes(struct lookup *l, const char *theme, GHashTable **ret);
+
 /* GTK's pre-encoded symbolic icons ("NAME.symbolic.png", as
  * gtk-encode-symbolic-svg writes them) in the Fixed directories of the
  * search chain of `theme`: each entry "PX NAME", NAME without ".png" (so
