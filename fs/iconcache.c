@@ -80,12 +80,25 @@ static guint32 append_images(GByteArray *b, guint first, guint last,
 }
 
 /* An image list naming the dirs `in` (iconcache.h's `extra` entries),
- * then scalable/ when `with_svg`. */
-static guint32 append_images_in(GByteArray *b, GArray *in, guint scalable,
-				bool with_svg)
+ * then scalable/ when `with_svg`; one list for all the names that name the
+ * same dirs (`lists`: the lists written, by content). */
+static guint32 append_images_in(GByteArray *b, GHashTable *lists, GArray *in,
+				guint scalable, bool with_svg)
 {
-	guint32 off = append32(b, in->len + (with_svg ? 1 : 0));
+	g_autoptr(GByteArray) key = g_byte_array_sized_new(in->len * 4 + 1);
+	GBytes *k;
+	gpointer found;
+	guint32 off;
+	guint8 svg = with_svg;
 
+	g_byte_array_append(key, (const guint8 *)in->data, in->len * sizeof(guint));
+	g_byte_array_append(key, &svg, 1);
+	k = g_byte_array_free_to_bytes(g_steal_pointer(&key));
+	if (g_hash_table_lookup_extended(lists, k, NULL, &found)) {
+		g_bytes_unref(k);
+		return GPOINTER_TO_UINT(found);
+	}
+	off = append32(b, in->len + (with_svg ? 1 : 0));
 	for (guint i = 0; i < in->len; i++) {
 		guint d = g_array_index(in, guint, i);
 
@@ -94,7 +107,20 @@ static guint32 append_images_in(GByteArray *b, GArray *in, guint scalable,
 	}
 	if (with_svg)
 		append_image(b, scalable, SUFFIX_SVG);
+	g_hash_table_insert(lists, k, GUINT_TO_POINTER(off));
 	return off;
+}
+
+/* Names in the order of their hash buckets: GTK 4 walks every chain of
+ * the cache once per directory it sets up, which then reads the icons,
+ * their names and their image lists front to back. */
+static int bucket_cmp(gconstpointer a, gconstpointer b, gpointer n_buckets)
+{
+	guint32 n = *(const guint32 *)n_buckets;
+	guint32 x = cache_hash(*(const char *const *)a) % n;
+	guint32 y = cache_hash(*(const char *const *)b) % n;
+
+	return x < y ? -1 : x > y;
 }
 
 void iconcache_build(GPtrArray *dirs, GPtrArray *names, GPtrArray *svg_names,
@@ -107,6 +133,8 @@ void iconcache_build(GPtrArray *dirs, GPtrArray *names, GPtrArray *svg_names,
 	g_autoptr(GHashTable) in_sizes =
 		g_hash_table_new(g_str_hash, g_str_equal);
 	g_autoptr(GPtrArray) all = g_ptr_array_new();
+	g_autoptr(GHashTable) lists = g_hash_table_new_full(
+		g_bytes_hash, g_bytes_equal, (GDestroyNotify)g_bytes_unref, NULL);
 	guint scalable = dirs->len - 1;
 	guint32 hash_off, dirs_off, n_buckets, icons_off, list_png, list_both,
 		list_svg, list_svg_all;
@@ -150,24 +178,29 @@ void iconcache_build(GPtrArray *dirs, GPtrArray *names, GPtrArray *svg_names,
 	list_svg = append_images(b, 0, 0, 0, scalable, true);
 	list_svg_all = append_images(b, 0, scalable, SUFFIX_SVG, scalable, true);
 
-	/* Icons, chained per bucket in order. */
+	/* Icons in bucket order, each chain front to back. */
+	g_ptr_array_sort_with_data(all, bucket_cmp, &n_buckets);
 	heads = g_new(guint32, n_buckets);
 	memset(heads, 0xff, sizeof(guint32) * n_buckets);
 	icons_off = b->len;
 	g_byte_array_set_size(b, b->len + 12 * all->len);
+	for (guint i = all->len; i-- > 0;) {
+		guint32 bucket = cache_hash(all->pdata[i]) % n_buckets;
+		guint32 icon = icons_off + 12 * i;
+
+		put32(b, icon, heads[bucket]);
+		heads[bucket] = icon;
+	}
 	for (guint i = 0; i < all->len; i++) {
 		const char *name = all->pdata[i];
-		guint32 bucket = cache_hash(name) % n_buckets;
 		guint32 icon = icons_off + 12 * i;
 		bool png = g_hash_table_contains(in_png, name);
 		bool svg = g_hash_table_contains(in_svg, name);
 		GArray *in = png || !extra ? NULL : g_hash_table_lookup(extra, name);
 
-		put32(b, icon, heads[bucket]);
-		heads[bucket] = icon;
 		put32(b, icon + 4, append_str(b, name));
 		put32(b, icon + 8,
-		      in	 ? append_images_in(b, in, scalable, svg)
+		      in	 ? append_images_in(b, lists, in, scalable, svg)
 		      : png && svg ? list_both
 		      : png	   ? list_png
 		      : g_hash_table_contains(in_sizes, name) ? list_svg_all
