@@ -49,11 +49,18 @@ static void append16(GByteArray *b, guint16 v)
 	g_byte_array_append(b, x, 2);
 }
 
+/* A NUL-terminated string padded to 4 bytes: Qt's reader
+ * (QIconCacheGtkReader) takes a cache with any 32-bit value off its
+ * 4-byte alignment for a broken one, and then probes every directory the
+ * index.theme lists (as gtk-update-icon-cache, every offset aligned). */
 static guint32 append_str(GByteArray *b, const char *s)
 {
+	static const guint8 zeros[4];
 	guint32 off = b->len;
+	gsize n = strlen(s) + 1;
 
-	g_byte_array_append(b, (const guint8 *)s, strlen(s) + 1);
+	g_byte_array_append(b, (const guint8 *)s, (guint)n);
+	g_byte_array_append(b, zeros, (guint)((4 - n % 4) % 4));
 	return off;
 }
 

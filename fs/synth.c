@@ -18,7 +18,7 @@
  * icons, 5 pre-encoded symbolic PNGs in size views, 6 the toolkits' rules,
  * 7 per-size symbolic SVGs and KDE's SVGs in size views, 8 Qt's SVGs
  * there too, 9 no @2 directories under gtk). */
-#define SYNTH_FORMAT  "10"
+#define SYNTH_FORMAT  "11"
 
 /* What a stored row says made it: this version and format, and the rules
  * of the lookup that built it (the files differ per toolkit). */

@@ -1,7 +1,9 @@
 /* GTK's icon-theme.cache as iconcache_build() writes it, read back the way
  * GTK's gtkiconcache.c reads it: the header, the hash chains by GTK's hash,
  * each icon's image list (directory index and suffix flags) and the
- * directory list. */
+ * directory list; and, as Qt's QIconCacheGtkReader does, every 32-bit value
+ * at a 4-byte offset and every 16-bit one at an even one (Qt takes the
+ * cache for a broken one otherwise). */
 #include <glib.h>
 
 #include "iconcache.h"
@@ -14,12 +16,15 @@ static guint32 get32(const GByteArray *b, guint32 off)
 {
 	const guint8 *p = b->data + off;
 
+	g_assert_cmpuint(off % 4, ==, 0);
+	g_assert_cmpuint(off + 4, <=, b->len);
 	return (guint32)p[0] << 24 | (guint32)p[1] << 16 | (guint32)p[2] << 8 |
 	       p[3];
 }
 
 static guint16 get16(const GByteArray *b, guint32 off)
 {
+	g_assert_cmpuint(off % 2, ==, 0);
 	return (guint16)(b->data[off] << 8 | b->data[off + 1]);
 }
 
@@ -65,8 +70,9 @@ TEST(read_back)
 	g_autoptr(GHashTable) only_in = g_hash_table_new_full(
 		g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_array_unref);
 	GArray *in16 = g_array_new(FALSE, FALSE, sizeof(guint));
+	GArray *in48 = g_array_new(FALSE, FALSE, sizeof(guint));
 	g_autofree char *a = NULL, *sym = NULL, *none = NULL, *z = NULL,
-			*pre = NULL;
+			*pre = NULL, *odd = NULL;
 
 	g_ptr_array_add(dirs, "16x16");
 	g_ptr_array_add(dirs, "48x48@2");
@@ -79,6 +85,10 @@ TEST(read_back)
 	/* GTK's pre-encoded go-next-symbolic.symbolic.png in 16x16 alone */
 	g_hash_table_insert(only_in, "go-next-symbolic.symbolic", in16);
 	g_array_append_val(in16, (guint){ 0 });
+	/* a name of odd length, only in 48x48@2: the values after it stay
+	 * aligned */
+	g_hash_table_insert(only_in, "ab", in48);
+	g_array_append_val(in48, (guint){ 1 });
 	iconcache_build(dirs, names, svgs, NULL, only_in, b);
 
 	ASSERT_EQ_INT(get16(b, 0), 1); /* major */
@@ -93,6 +103,8 @@ TEST(read_back)
 	ASSERT_EQ_STR(sym, "scalable:2");
 	pre = cache_images(b, "go-next-symbolic.symbolic", 0x6dc08c99u);
 	ASSERT_EQ_STR(pre, "16x16:4");
+	odd = cache_images(b, "ab", 97u * 31 + 98);
+	ASSERT_EQ_STR(odd, "48x48@2:4");
 	none = cache_images(b, "not-there", 0x0bba8aeau);
 	ASSERT_TRUE(none == NULL);
 }
