@@ -34,6 +34,14 @@ static void put32(GByteArray *b, guint32 off, guint32 v)
 	b->data[off + 3] = v;
 }
 
+static guint32 get32(const GByteArray *b, guint32 off)
+{
+	const guint8 *p = b->data + off;
+
+	return (guint32)p[0] << 24 | (guint32)p[1] << 16 | (guint32)p[2] << 8 |
+	       p[3];
+}
+
 static guint32 append32(GByteArray *b, guint32 v)
 {
 	guint32 off = b->len;
@@ -130,6 +138,28 @@ static int bucket_cmp(gconstpointer a, gconstpointer b, gpointer n_buckets)
 	return x < y ? -1 : x > y;
 }
 
+/* The icons of `all`, sorted into bucket order, each chain front to back
+ * from the hash table at `hash_off` (its heads ~0 yet): their 12-byte entries with the next
+ * link set, names and image lists left to the caller. Returns the offset
+ * of the first entry. */
+static guint32 append_chains(GByteArray *b, GPtrArray *all, guint32 n_buckets,
+			     guint32 hash_off)
+{
+	guint32 icons_off;
+
+	g_ptr_array_sort_with_data(all, bucket_cmp, &n_buckets);
+	icons_off = b->len;
+	g_byte_array_set_size(b, b->len + 12 * all->len);
+	for (guint i = all->len; i-- > 0;) {
+		guint32 head = hash_off + 4 + 4 * (cache_hash(all->pdata[i]) % n_buckets);
+		guint32 icon = icons_off + 12 * i;
+
+		put32(b, icon, get32(b, head));
+		put32(b, head, icon);
+	}
+	return icons_off;
+}
+
 void iconcache_build(GPtrArray *dirs, GPtrArray *names, GPtrArray *svg_names,
 		     GPtrArray *sized_svg, GHashTable *extra, GByteArray *b)
 {
@@ -145,7 +175,6 @@ void iconcache_build(GPtrArray *dirs, GPtrArray *names, GPtrArray *svg_names,
 	guint scalable = dirs->len - 1;
 	guint32 hash_off, dirs_off, n_buckets, icons_off, list_png, list_both,
 		list_svg, list_svg_all;
-	g_autofree guint32 *heads = NULL;
 
 	for (guint i = 0; i < svg_names->len; i++)
 		g_hash_table_add(in_svg, svg_names->pdata[i]);
@@ -185,19 +214,7 @@ void iconcache_build(GPtrArray *dirs, GPtrArray *names, GPtrArray *svg_names,
 	list_svg = append_images(b, 0, 0, 0, scalable, true);
 	list_svg_all = append_images(b, 0, scalable, SUFFIX_SVG, scalable, true);
 
-	/* Icons in bucket order, each chain front to back. */
-	g_ptr_array_sort_with_data(all, bucket_cmp, &n_buckets);
-	heads = g_new(guint32, n_buckets);
-	memset(heads, 0xff, sizeof(guint32) * n_buckets);
-	icons_off = b->len;
-	g_byte_array_set_size(b, b->len + 12 * all->len);
-	for (guint i = all->len; i-- > 0;) {
-		guint32 bucket = cache_hash(all->pdata[i]) % n_buckets;
-		guint32 icon = icons_off + 12 * i;
-
-		put32(b, icon, heads[bucket]);
-		heads[bucket] = icon;
-	}
+	icons_off = append_chains(b, all, n_buckets, hash_off);
 	for (guint i = 0; i < all->len; i++) {
 		const char *name = all->pdata[i];
 		guint32 icon = icons_off + 12 * i;
@@ -213,9 +230,6 @@ void iconcache_build(GPtrArray *dirs, GPtrArray *names, GPtrArray *svg_names,
 		      : g_hash_table_contains(in_sizes, name) ? list_svg_all
 				   : list_svg);
 	}
-	for (guint i = 0; i < n_buckets; i++)
-		put32(b, hash_off + 4 + 4 * i, heads[i]);
-
 	dirs_off = append32(b, dirs->len);
 	g_byte_array_set_size(b, b->len + 4 * dirs->len);
 	for (guint i = 0; i < dirs->len; i++)
