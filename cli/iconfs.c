@@ -30,7 +30,14 @@ struct command {
 	const char *summary; /* NULL: a helper process, not for users */
 	int (*run)(struct cli_options *o);
 	int min_args, max_args;
-	unsigned opts; /* the options it takes (OPT_*) */
+	unsigned opts;	/* the options it takes (OPT_*) */
+	unsigned flags; /* CMD_* */
+};
+
+enum {
+	/* its operand is a mountpoint: made absolute and without "." or
+	 * "..", as the mount table names it */
+	CMD_MOUNTPOINT = 1 << 0,
 };
 
 static char *default_mountpoint(const struct cli_options *o)
@@ -299,6 +306,7 @@ static const struct cli_option {
 	bool arg;
 	unsigned bit;
 	const char *help;
+	bool short_form; /* also `-VAL` */
 } cli_options[] = {
 	{ "db", 'D', true, OPT_DB,
 	  "--db FILE          the index (default "
@@ -342,9 +350,10 @@ static const struct cli_option {
 	  "one\n"
 	  "                     iconfs enabled)" },
 	{ NULL, 'f', false, OPT_FOREGROUND,
-	  "-f                 stay in the foreground, logging to stderr" },
-	{ "debug", 'd', false, OPT_ALWAYS, "-d, --debug        debug messages" },
-	{ "help", 'h', false, OPT_ALWAYS, "-h, --help         this help" },
+	  "-f                 stay in the foreground, logging to stderr", true },
+	{ "debug", 'd', false, OPT_ALWAYS, "-d, --debug        debug messages",
+	  true },
+	{ "help", 'h', false, OPT_ALWAYS, "-h, --help         this help", true },
 };
 
 static int cmd_help(struct cli_options *o);
@@ -362,7 +371,8 @@ static const struct command commands[] = {
 	  cmd_mount, 0, 1,
 	  OPT_DB | OPT_SHARED_DB | OPT_NO_SHARED_DB | OPT_ICON_DIRS |
 		  OPT_THEME | OPT_WORKERS | OPT_BUDGET | OPT_FOREGROUND |
-		  OPT_RULES },
+		  OPT_RULES,
+	  CMD_MOUNTPOINT },
 	{ "render", "",
 	  "pre-render into the user's table or the shared layer", cmd_render,
 	  0, 0,
@@ -371,16 +381,18 @@ static const struct command commands[] = {
 		  OPT_RULES },
 	{ "status", "[MOUNTPOINT]",
 	  "what is indexed, cached and mounted; exit 1 if not mounted",
-	  cmd_status, 0, 1, OPT_DB | OPT_SHARED_DB | OPT_NO_SHARED_DB },
+	  cmd_status, 0, 1, OPT_DB | OPT_SHARED_DB | OPT_NO_SHARED_DB,
+	  CMD_MOUNTPOINT },
 	{ "umount", "[MOUNTPOINT]", "unmount an iconfs mount of this user",
-	  cmd_umount, 0, 1, 0 },
+	  cmd_umount, 0, 1, 0, CMD_MOUNTPOINT },
 	{ "flatpak", "enable|disable|status [APP...]",
 	  "let Flatpak apps see the mount", cmd_flatpak, 1, 64, OPT_ALL_APPS },
 	{ "help", "[COMMAND]", "this help, or a command's", cmd_help, 0, 1,
 	  0 },
 	{ "read-ahead", "MOUNTPOINT", NULL, cmd_read_ahead, 1, 1, 0 },
 	{ "watchdog-ping", "MOUNTPOINT", NULL, cmd_watchdog_ping, 1, 1, 0 },
-	{ "mount-guard", "MOUNTPOINT", NULL, cmd_mount_guard, 1, 1, 0 },
+	{ "mount-guard", "MOUNTPOINT", NULL, cmd_mount_guard, 1, 1, 0,
+	  CMD_MOUNTPOINT },
 };
 
 static const struct command *command_find(const char *name)
@@ -442,20 +454,11 @@ static const struct cli_option *option_of(int val)
 	return NULL;
 }
 
-int main(int argc, char **argv)
+/* getopt's tables from cli_options: every long name, and the letters
+ * of the options that have a short form. */
+static void getopt_tables(struct option *longopts, char *shortopts)
 {
-	struct option longopts[ELEMENTSOF(cli_options) + 1] = { 0 };
-	char shortopts[2 * ELEMENTSOF(cli_options) + 2] = "";
-	struct cli_options o = {
-		.scale = 1,
-		.workers = 2,
-		.rules = lookup_rules_for_desktop(getenv("XDG_CURRENT_DESKTOP")),
-	};
-	g_autofree char *shared_db = NULL;
-	int budget_mib = 0, n = 0, c, r;
-	g_autofree char *db = NULL, *db_why = NULL, *mountpoint = NULL;
-	bool in_memory;
-	const struct command *cmd;
+	size_t n = 0, l = 0;
 
 	for (size_t i = 0; i < ELEMENTSOF(cli_options); i++) {
 		const struct cli_option *co = &cli_options[i];
@@ -466,39 +469,90 @@ int main(int argc, char **argv)
 						  : no_argument,
 				NULL, co->val
 			};
-		if (co->val < 128 && (co->val == 'f' || co->val == 'd' ||
-				      co->val == 'h')) {
-			size_t l = strlen(shortopts);
+		if (co->short_form)
+			shortopts[l++] = (char)co->val;
+	}
+	shortopts[l] = '\0';
+}
 
-			shortopts[l] = (char)co->val;
-			shortopts[l + 1] = '\0';
+/* Apply option `c` (with `optarg`) to `o`: 0, 1 when it answered (--help),
+ * 2 for a usage error. */
+static int apply_option(const struct command *cmd, int c,
+			struct cli_options *o, int *budget_mib)
+{
+	int r;
+
+	switch (c) {
+	case 'D':
+		o->db = optarg;
+		break;
+	case 'I':
+		o->icon_dirs = optarg;
+		break;
+	case 't':
+		o->theme = optarg;
+		break;
+	case 's':
+		return cli_parse_int(optarg, 1, 3, "scale", &o->scale) < 0 ? 2 : 0;
+	case 'S':
+		o->sizes = optarg;
+		break;
+	case 'C':
+		o->scales = optarg;
+		break;
+	case 'A':
+		o->all_themes = true;
+		break;
+	case 'U':
+		return cli_parse_int(optarg, 1, 1 << 20, "budget (MiB)",
+				     budget_mib) < 0 ? 2 : 0;
+	case 'H':
+		o->shared_db = optarg;
+		break;
+	case 'N':
+		o->no_shared_db = true;
+		break;
+	case 'w':
+		return cli_parse_int(optarg, 1, 16, "worker count",
+				     &o->workers) < 0 ? 2 : 0;
+	case 'B':
+		o->batch = true;
+		break;
+	case 'R':
+		r = lookup_rules_from_name(optarg);
+		if (r < 0) {
+			cli_usage_error("invalid rules '%s' (gtk, kde, qt or spec)",
+					optarg);
+			return 2;
 		}
+		o->rules = r;
+		break;
+	case 'L':
+		o->all_apps = true;
+		break;
+	case 'f':
+		o->foreground = true;
+		break;
+	case 'd':
+		log_set_level(LOG_LEVEL_DEBUG);
+		break;
+	case 'h':
+		command_usage(cmd, stdout);
+		return 1;
 	}
+	return 0;
+}
 
-	if (argc < 2) {
-		usage(stderr);
-		return 2;
-	}
-	if (streq(argv[1], "--help") || streq(argv[1], "-h")) {
-		usage(stdout);
-		return 0;
-	}
-	if (streq(argv[1], "--version") || streq(argv[1], "-V")) {
-		printf("iconfs %s\n", ICONFS_VERSION);
-		return 0;
-	}
-	cmd = command_find(argv[1]);
-	if (!cmd) {
-		cli_usage_error("unknown command '%s' (see 'iconfs help')",
-				argv[1]);
-		return 2;
-	}
-	/* a helper of a daemon in the background logs where the daemon does */
-	if (!cmd->summary)
-		log_open_inherited();
+/* The options of `cmd` in argv (argv[0] the command): 0, 1 when one
+ * answered (--help), 2 for a usage error (said on stderr). */
+static int parse_options(const struct command *cmd, int argc, char **argv,
+			 struct cli_options *o, int *budget_mib)
+{
+	struct option longopts[ELEMENTSOF(cli_options) + 1] = { 0 };
+	char shortopts[ELEMENTSOF(cli_options) + 1];
+	int c, r;
 
-	argc--;
-	argv++;
+	getopt_tables(longopts, shortopts);
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
 		const struct cli_option *co = option_of(c);
@@ -512,8 +566,7 @@ int main(int argc, char **argv)
 			else
 				cli_usage_error("unknown option '%s'",
 						argv[optind - 1]);
-			fprintf(stderr, "see 'iconfs %s --help'\n",
-				cmd->name);
+			fprintf(stderr, "see 'iconfs %s --help'\n", cmd->name);
 			return 2;
 		}
 		if (!co || !(co->bit & (cmd->opts | OPT_ALWAYS))) {
@@ -523,98 +576,91 @@ int main(int argc, char **argv)
 					co && co->name ? co->name
 						       : (char[]){ (char)c, 0 },
 					cmd->name);
-			fprintf(stderr, "see 'iconfs %s --help'\n",
-				cmd->name);
+			fprintf(stderr, "see 'iconfs %s --help'\n", cmd->name);
 			return 2;
 		}
-		switch (c) {
-		case 'D':
-			o.db = optarg;
-			break;
-		case 'I':
-			o.icon_dirs = optarg;
-			break;
-		case 't':
-			o.theme = optarg;
-			break;
-		case 's':
-			if (cli_parse_int(optarg, 1, 3, "scale", &o.scale) < 0)
-				return 2;
-			break;
-		case 'S':
-			o.sizes = optarg;
-			break;
-		case 'C':
-			o.scales = optarg;
-			break;
-		case 'A':
-			o.all_themes = true;
-			break;
-		case 'U':
-			if (cli_parse_int(optarg, 1, 1 << 20, "budget (MiB)",
-					  &budget_mib) < 0)
-				return 2;
-			break;
-		case 'H':
-			o.shared_db = optarg;
-			break;
-		case 'N':
-			o.no_shared_db = true;
-			break;
-		case 'w':
-			if (cli_parse_int(optarg, 1, 16, "worker count",
-					  &o.workers) < 0)
-				return 2;
-			break;
-		case 'B':
-			o.batch = true;
-			break;
-		case 'R':
-			r = lookup_rules_from_name(optarg);
-			if (r < 0) {
-				cli_usage_error("invalid rules '%s' (gtk, kde, "
-						"qt or spec)",
-						optarg);
-				return 2;
-			}
-			o.rules = r;
-			break;
-		case 'L':
-			o.all_apps = true;
-			break;
-		case 'f':
-			o.foreground = true;
-			break;
-		case 'd':
-			log_set_level(LOG_LEVEL_DEBUG);
-			break;
-		case 'h':
-			command_usage(cmd, stdout);
-			return 0;
-		}
+		r = apply_option(cmd, c, o, budget_mib);
+		if (r)
+			return r;
 	}
-	o.args = argv + optind;
-	o.n_args = argc - optind;
-	if (o.n_args < cmd->min_args || o.n_args > cmd->max_args) {
+	o->args = argv + optind;
+	o->n_args = argc - optind;
+	return 0;
+}
+
+/* What the options and operands must agree on: 0 or 2 (said). */
+static int check_options(const struct command *cmd,
+			 const struct cli_options *o)
+{
+	if (o->n_args < cmd->min_args || o->n_args > cmd->max_args) {
 		cli_usage_error("'iconfs %s' takes %s%s", cmd->name,
 				*cmd->operands ? "" : "no operands",
 				cmd->operands);
 		fprintf(stderr, "see 'iconfs %s --help'\n", cmd->name);
 		return 2;
 	}
-	if (o.theme && o.all_themes) {
+	if (o->theme && o->all_themes) {
 		cli_usage_error("--theme and --all-themes exclude each other");
 		return 2;
 	}
-	if (o.shared_db && o.no_shared_db) {
+	if (o->shared_db && o->no_shared_db) {
 		cli_usage_error("--shared-db and --no-shared-db exclude each "
 				"other");
 		return 2;
 	}
-	/* absolute and without "." or "..": the mount table names it so */
-	if ((streq(cmd->name, "mount") || streq(cmd->name, "umount") ||
-	     streq(cmd->name, "status") || streq(cmd->name, "mount-guard")) &&
-	    o.n_args > 0)
+	return 0;
+}
+
+/* The first argument when it is not a command: 0 or 2 when it answered,
+ * -1 when it is (maybe) one. */
+static int global_argument(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (streq(argv[1], "--help") || streq(argv[1], "-h")) {
+		usage(stdout);
+		return 0;
+	}
+	if (streq(argv[1], "--version") || streq(argv[1], "-V")) {
+		printf("iconfs %s\n", ICONFS_VERSION);
+		return 0;
+	}
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli_options o = {
+		.scale = 1,
+		.workers = 2,
+		.rules = lookup_rules_for_desktop(getenv("XDG_CURRENT_DESKTOP")),
+	};
+	g_autofree char *shared_db = NULL;
+	int budget_mib = 0, r;
+	g_autofree char *db = NULL, *db_why = NULL, *mountpoint = NULL;
+	bool in_memory;
+	const struct command *cmd;
+
+	r = global_argument(argc, argv);
+	if (r >= 0)
+		return r;
+	cmd = command_find(argv[1]);
+	if (!cmd) {
+		cli_usage_error("unknown command '%s' (see 'iconfs help')",
+				argv[1]);
+		return 2;
+	}
+	/* a helper of a daemon in the background logs where the daemon does */
+	if (!cmd->summary)
+		log_open_inherited();
+	r = parse_options(cmd, argc - 1, argv + 1, &o, &budget_mib);
+	if (r == 0)
+		r = check_options(cmd, &o);
+	if (r)
+		return r == 1 ? 0 : r;
+	if ((cmd->flags & CMD_MOUNTPOINT) && o.n_args > 0)
 		o.mountpoint = mountpoint = g_canonicalize_filename(o.args[0],
 								    NULL);
 	/* absolute: the mount daemon changes its directory to / */
