@@ -1,9 +1,8 @@
 /* GTK's icon-theme.cache format (version 1.0, big-endian), written for the
  * synthetic themes of the mount so that GTK and Qt find every icon without
- * reading the size directories. The mount's directories all hold the same
- * names, so a few shared image lists serve every icon but the few that
- * only some directories hold (GTK's pre-encoded symbolic icons, a theme's
- * per-size symbolic SVGs). */
+ * reading the size directories. Names in every size directory share a few
+ * image lists; the others (under gtk every name: synth.c's cache_sizes)
+ * share one list per set of directories. */
 #pragma once
 
 #include <glib.h>

@@ -17,7 +17,8 @@
  * index: 2 the symbolic rule, 4 hicolor's directories of GTK's built-in
  * icons, 5 pre-encoded symbolic PNGs in size views, 6 the toolkits' rules,
  * 7 per-size symbolic SVGs and KDE's SVGs in size views, 8 Qt's SVGs
- * there too, 9 no @2 directories under gtk). */
+ * there too, 9 no @2 directories under gtk, 10 the cache's names at
+ * their own and the asked sizes only, 11 its values aligned). */
 #define SYNTH_FORMAT  "11"
 
 /* What a stored row says made it: this version and format, and the rules

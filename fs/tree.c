@@ -383,7 +383,7 @@ static int resolve_icon(struct tree *t, struct tree_ctx *x, enum tree_kind dir,
 	if (kind == TREE_SVG) {
 		/* under kde any name whose source at that size is an SVG:
 		 * also those KDE reaches by a less specific name, which no
-		 * listing holds (kde_svg_source below) */
+		 * listing holds (and NAME.png is not there, below) */
 		if (dir == TREE_SIZEDIR && t->rules != LOOKUP_RULES_KDE &&
 		    !sizedir_svg(t, x, theme, name))
 			return -ENOENT;
@@ -411,8 +411,8 @@ static int resolve_icon(struct tree *t, struct tree_ctx *x, enum tree_kind dir,
 	r = lookup_icon(x->l, theme, name, size, scale, &source, &ext);
 	if (r < 0)
 		return r;
-	/* kde_svg_source: KDE renders and recolours an SVG itself, so an SVG
-	 * source is NAME.svg in a size view, never NAME.png */
+	/* KDE renders and recolours an SVG itself: an SVG source is NAME.svg
+	 * in a size view, never NAME.png */
 	if (dir == TREE_SIZEDIR && t->rules == LOOKUP_RULES_KDE &&
 	    ext == ICON_EXT_SVG)
 		return -ENOENT;

@@ -889,7 +889,7 @@ int lookup_name_sizes(struct lookup *l, const char *theme, GHashTable **ret)
 	g_autofree char *json = NULL;
 	g_autoptr(GHashTable) out = g_hash_table_new_full(
 		g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_array_unref);
-	GArray *sizes = NULL;
+	GArray *sizes;
 	long long first = -1;
 	int r, rc;
 
@@ -909,7 +909,8 @@ int lookup_name_sizes(struct lookup *l, const char *theme, GHashTable **ret)
 		long long pos = sqlite3_column_int64(q, 1);
 		int px = sqlite3_column_int(q, 3);
 
-		if (!sizes || !g_hash_table_contains(out, name)) {
+		sizes = g_hash_table_lookup(out, name);
+		if (!sizes) {
 			sizes = g_array_new(FALSE, FALSE, sizeof(int));
 			g_hash_table_insert(out, g_strdup(name), sizes);
 			first = pos;

@@ -51,14 +51,41 @@ TEST(resolve)
 	fixture_free(f);
 }
 
+static int int_cmp(gconstpointer a, gconstpointer b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+/* lookup_name_sizes' sizes of `name`, sorted, space-separated (a string
+ * of a table the test frees: kept in a static buffer). */
+static const char *own_sizes(GHashTable *own, const char *name)
+{
+	static char buf[64];
+	GArray *a = g_hash_table_lookup(own, name);
+	g_autoptr(GString) out = g_string_new(NULL);
+
+	if (!a)
+		return "(none)";
+	g_array_sort(a, int_cmp);
+	for (guint i = 0; i < a->len; i++)
+		g_string_append_printf(out, "%s%d", i ? " " : "",
+				       g_array_index(a, int, i));
+	g_strlcpy(buf, out->str, sizeof buf);
+	return buf;
+}
+
 TEST(lists)
 {
 	struct fixture *f = fixture_new();
 	g_autoptr(GPtrArray) names = NULL, themes = NULL;
 	g_autoptr(GArray) sizes = NULL;
+	g_autoptr(GHashTable) own = NULL;
 	g_autofree char *name = NULL, *comment = NULL, *example = NULL;
 
 	fixture_themes(f);
+	/* a in the parent too: the sizes are t's, the theme toolkits take
+	 * it from */
+	fixture_png(f, "parent/48/a.png", 48);
 	ASSERT_EQ_INT(fixture_index(f), 0);
 	ASSERT_EQ_INT(lookup_names(f->l, "t", &names), 0);
 	ASSERT_EQ_INT(names->len, 5);
@@ -69,6 +96,12 @@ TEST(lists)
 	ASSERT_EQ_STR(names->pdata[4], "loose");
 	ASSERT_EQ_INT(lookup_chain_sizes(f->l, "t", 1024, &sizes), 0);
 	ASSERT_EQ_INT(sizes->len, 4); /* 16, 32, 48 (parent), 64 (hicolor) */
+	ASSERT_EQ_INT(lookup_name_sizes(f->l, "t", &own), 0);
+	ASSERT_EQ_STR(own_sizes(own, "a"), "16 32");
+	ASSERT_EQ_STR(own_sizes(own, "b-symbolic"), ""); /* Scalable only */
+	ASSERT_EQ_STR(own_sizes(own, "c"), "48");
+	ASSERT_EQ_STR(own_sizes(own, "h"), "64");
+	ASSERT_TRUE(!g_hash_table_contains(own, "loose")); /* unthemed */
 	ASSERT_EQ_INT(lookup_themes(f->l, &themes), 0);
 	ASSERT_EQ_INT(themes->len, 3);
 	ASSERT_EQ_INT(lookup_theme_info(f->l, "t", &name, &comment, &example),
