@@ -99,7 +99,6 @@ class Desktop:
                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                     text=True)
         self.bus_address = self.bus.stdout.readline().strip()
-        self.theme = None
 
     def close(self):
         self.x.close()
@@ -110,7 +109,6 @@ class Desktop:
     def set_theme(self, theme):
         """Papirus, breeze or Adwaita, where every toolkit reads it; GTK
         and Qt apps alike keep their own configuration in `self.home`."""
-        self.theme = theme
         shutil.rmtree(self.home)
         cfg = os.path.join(self.home, ".config")
         for gtk in ("gtk-3.0", "gtk-4.0"):
