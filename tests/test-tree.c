@@ -33,7 +33,7 @@ struct ctx {
 	struct synth *synth;
 	struct generation gen;
 	struct tree *tree;
-	struct tree_ctx x;
+	struct request x;
 };
 
 static int setup(struct ctx *c)
@@ -46,11 +46,11 @@ static int setup(struct ctx *c)
 	    synth_new(&c->gen, &c->synth) < 0 ||
 	    tree_new("t", "--theme", LOOKUP_RULES_GTK, &c->tree) < 0)
 		return -1;
-	c->x = (struct tree_ctx){ .db = c->f->db,
+	c->x = (struct request){ .db = c->f->db,
 				  .l = c->f->l,
 				  .content = c->content,
 				  .synth = c->synth,
-				  .gen = &c->gen };
+				  .generation = &c->gen };
 	return content_reader_new(c->content, c->f->db, &c->x.blobs);
 }
 
@@ -72,8 +72,8 @@ static int walk(struct ctx *c, const char *path, uint64_t *ret_ino,
 	int r = 0;
 
 	for (char **p = parts; *p && r >= 0; p++)
-		r = tree_lookup(c->tree, &c->x, ino, *p, &ino, ret_st,
-				ret_timeout);
+		r = tree_lookup(c->tree, &c->x, REQUEST_RENDER, ino, *p, &ino,
+				ret_st, ret_timeout);
 	*ret_ino = ino;
 	return r;
 }
@@ -149,8 +149,8 @@ TEST(inos_and_forget)
 	}
 	/* numbered before it is looked up, the same after */
 	before = nodes_held(c.tree);
-	ASSERT_EQ_INT(tree_lookup(c.tree, &c.x, dir_ino, "a.png", &a_ino, &st,
-				  &timeout),
+	ASSERT_EQ_INT(tree_lookup(c.tree, &c.x, REQUEST_RENDER, dir_ino, "a.png",
+				  &a_ino, &st, &timeout),
 		      0);
 	ASSERT_EQ_INT(g_array_index(inos, uint64_t, 2), a_ino);
 	ASSERT_EQ_INT(nodes_held(c.tree), before + 1);
