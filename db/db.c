@@ -479,9 +479,16 @@ static int db_session_pragmas(sqlite3 *db, unsigned flags)
 			      "PRAGMA mmap_size = 0;",
 			      NULL, NULL, NULL);
 
+	/* A request thread's connection looks a few rows up per request:
+	 * the inner pages of the index's trees fit in 256 KiB, and the
+	 * kernel's page cache holds the rest once for all of them (a mount
+	 * has a dozen: at 1 MiB each they held 3 MiB more after 100,000
+	 * requests over 18,000 icons). */
 	if (rc == SQLITE_OK && flags & DB_QUERY_ONLY)
-		rc = sqlite3_exec(db, "PRAGMA query_only = 1", NULL, NULL,
-				  NULL);
+		rc = sqlite3_exec(db,
+				  "PRAGMA query_only = 1;"
+				  "PRAGMA cache_size = -256;",
+				  NULL, NULL, NULL);
 	return db_errno(rc);
 }
 

@@ -130,9 +130,10 @@ void tree_set_default_theme(struct tree *t, const char *theme,
 /* The node table is a cache like any other, bounded by memory: past
  * `max_bytes`, the least recently used files' entries are to be
  * invalidated, so that the kernel forgets them (and tree_forget() frees
- * them) unless they are open. 16 MiB hold about 50,000 icon nodes (each
- * about 330 bytes with its strings and table entries, measured): more than
- * the largest size directory of the installed themes (about 18,000). */
-#define TREE_NODES_BYTES   (16u * 1024 * 1024)
+ * them) unless they are open. 10 MiB hold about 20,000 icon nodes (each
+ * about 490 bytes with its strings and table entries: 15.1 MB counted for
+ * 30,971 nodes of Papirus): more than the largest size directory of the
+ * installed themes (about 18,000), and ten times a desktop's working set. */
+#define TREE_NODES_BYTES   (10u * 1024 * 1024)
 #define TREE_NODE_OVERHEAD 96 /* malloc headers and hash table entries */
 void tree_collect_evictions(struct tree *t, size_t max_bytes, GArray *out);
