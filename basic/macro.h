@@ -19,6 +19,14 @@
 		_ptr_;                     \
 	})
 
+/* The same for a file descriptor: return it and leave -1 behind. */
+#define TAKE_FD(fd)                \
+	({                         \
+		int _fd_ = (fd);   \
+		(fd) = -1;         \
+		_fd_;              \
+	})
+
 static inline void freep(void *p)
 {
 	free(*(void **)p);

@@ -5,6 +5,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <sys/xattr.h>
 #include <unistd.h>
@@ -68,9 +70,30 @@ int mountpoint_state(const char *mnt)
 	return MOUNTPOINT_LIVE;
 }
 
+/* After the unmount of a FUSE mount of superblock `dev`: when its
+ * connection is still there, a copy of the mount lives on in another
+ * mount namespace (a sandbox, an `unshare -m`) and the daemon with it;
+ * abort the connection (fusectl, whose files are the mounting user's), so
+ * that the daemon ends its session and exits as after the last unmount. */
+static void abort_copies(dev_t dev)
+{
+	char path[64];
+	_cleanup_close_ int fd = -1;
+
+	(void)snprintf(path, sizeof(path), "/sys/fs/fuse/connections/%u/abort",
+		       minor(dev));
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return; /* gone with the mount, or no fusectl */
+	if (write(fd, "1", 1) == 1)
+		log_info("the mount lived on in another mount namespace: its "
+			 "daemon stopped serving it");
+}
+
 int mountpoint_unmount(const char *mnt)
 {
 	int r = mountpoint_state(mnt);
+	struct stat st = { 0 };
 
 	if (r < 0)
 		return log_error_errno(r, "cannot read the mount table: %m");
@@ -86,6 +109,8 @@ int mountpoint_unmount(const char *mnt)
 		r = run_fusermount("-uz", mnt);
 		break;
 	default:
+		if (stat(mnt, &st) < 0)
+			st.st_dev = 0;
 		for (int i = 0; i < UMOUNT_TRIES; i++) {
 			r = run_fusermount("-u", mnt);
 			if (r != -EBUSY)
@@ -101,6 +126,8 @@ int mountpoint_unmount(const char *mnt)
 					  "is using it: 'fuser -vm %s' "
 					  "names it)",
 				       mnt, mnt);
+	if (st.st_dev && major(st.st_dev) == 0)
+		abort_copies(st.st_dev);
 	return 0;
 }
 

@@ -20,7 +20,8 @@ enum mountpoint_state {
 int mountpoint_state(const char *mnt);
 
 /* Unmount this user's iconfs mount on `mnt`: live (a busy one is tried
- * again for a while) or dead. -ENOTCONN: nothing mounted there; -EPERM:
+ * again for a while; a copy of it left in another mount namespace is cut
+ * off too, so that its daemon exits) or dead. -ENOTCONN: nothing mounted there; -EPERM:
  * not an iconfs mount of this user. Errors are logged. */
 int mountpoint_unmount(const char *mnt);
 

@@ -21,6 +21,12 @@ SIZES = [16, 22, 24, 32, 48, 64]
 need_theme(*THEMES)
 rng = random.Random(7)
 
+
+def rss_anon_kib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        return next(int(l.split()[1]) for l in f if l.startswith("RssAnon:"))
+
+
 tmp = tempfile.mkdtemp(prefix="iconfs-soak-")
 try:
     churn = os.path.join(tmp, "icons")
@@ -114,7 +120,10 @@ try:
         threads.append(threading.Thread(target=churner))
         for t in threads:
             t.start()
-        time.sleep(SECONDS)
+        time.sleep(SECONDS / 2)
+        rss_half = rss_anon_kib(mounted.pid)
+        time.sleep(SECONDS / 2)
+        rss_end = rss_anon_kib(mounted.pid)
         stop.set()
         for t in threads:
             t.join()
@@ -134,6 +143,7 @@ try:
     check_eq(listed, on_disk, "after the soak the churned names listed equal the directory")
     print(f"{SECONDS:.0f} s: {ops}, daemon: {c['lookups']} lookups, {c['renders']} renders, "
           f"{c['nodes']} nodes")
+    print(f"daemon RssAnon: {rss_half} KiB at half time, {rss_end} KiB at the end")
     for u in unexpected[:20]:
         print("unexpected:", u)
     check_eq(len(unexpected), 0, "unexpected errors")
