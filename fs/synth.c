@@ -7,6 +7,7 @@
 #include "db.h"
 #include "iconcache.h"
 #include "index.h"
+#include "lookup-chain.h"
 #include "synth.h"
 #include "theme.h"
 #include "time-util.h"
