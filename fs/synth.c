@@ -208,6 +208,18 @@ static int build_names(struct synth *s, struct lookup *l, const char *theme,
 	return lookup_names(l, theme, (GPtrArray **)ret);
 }
 
+/* Whether the lookup of `name` at its nominal size (scale 1) is an SVG. */
+static bool nominal_is_svg(struct lookup *l, const char *theme,
+			   const char *name)
+{
+	g_autofree char *src = NULL;
+	int ext;
+
+	return lookup_icon(l, theme, name, view_nominal_size(name), 1, &src,
+			   &ext) == 0 &&
+	       ext == ICON_EXT_SVG;
+}
+
 static int build_svg_names(struct synth *s, struct lookup *l, const char *theme,
 			   gpointer *ret)
 {
@@ -219,16 +231,9 @@ static int build_svg_names(struct synth *s, struct lookup *l, const char *theme,
 	if (r < 0)
 		return r;
 	names = g_ptr_array_new_with_free_func(g_free);
-	for (unsigned i = 0; i < all->len; i++) {
-		const char *n = all->pdata[i];
-		g_autofree char *src = NULL;
-		int ext;
-
-		if (lookup_icon(l, theme, n, view_nominal_size(n), 1, &src,
-				&ext) == 0 &&
-		    ext == ICON_EXT_SVG)
-			g_ptr_array_add(names, g_strdup(n));
-	}
+	for (unsigned i = 0; i < all->len; i++)
+		if (nominal_is_svg(l, theme, all->pdata[i]))
+			g_ptr_array_add(names, g_strdup(all->pdata[i]));
 	*ret = names;
 	return 0;
 }
