@@ -6,7 +6,7 @@
  * themes skipped, each theme searched once so cycles end), then hicolor and
  * its parents, then the unthemed fallback <base>/<name>.<ext>: the same for
  * every toolkit. Which file of a theme is taken follows the rules of a
- * toolkit (enum lookup_rules).
+ * toolkit (enum lookup_rules; pick.h).
  *
  * A struct lookup belongs to one thread and one connection. Theme chains are
  * cached in it; call lookup_flush() after the index changed. */
