@@ -11,6 +11,7 @@
 #include "db.h"
 #include "log.h"
 #include "lookup.h"
+#include "synth.h"
 
 static unsigned usage_errors;
 
@@ -124,3 +125,28 @@ int cli_parse_int(const char *s, int min, int max, const char *what, int *ret)
 	return 0;
 }
 
+char *cli_mountpoint(const struct cli_options *o)
+{
+	return o->mountpoint ? g_strdup(o->mountpoint)
+			     : basedirs_default_mountpoint();
+}
+
+int cli_store_synth(sqlite3 *db, const char *theme, enum lookup_rules rules)
+{
+	_cleanup_(lookup_freep) struct lookup *l = NULL;
+	const char *themes[] = { theme, "hicolor", NULL };
+	struct synth *s = NULL;
+	int r;
+
+	r = lookup_new(db, rules, &l);
+	if (r >= 0 && synth_stored(l, theme) && synth_stored(l, "hicolor"))
+		return 0;
+	if (r >= 0)
+		r = synth_new(NULL, &s);
+	if (r >= 0)
+		r = synth_store(s, l, db, themes, -1);
+	if (r < 0)
+		log_warning_errno(r, "cannot store synthesized files: %m");
+	synth_free(s);
+	return r;
+}

@@ -174,26 +174,14 @@ int flatpak_override_apply(const struct flatpak *f, const char *path,
 	return 0;
 }
 
-int flatpak_override_strip(const struct flatpak *f, const char *current,
-			   const char *before, const char *inherited,
-			   char **ret, bool *ret_empty)
+/* The grant in `kf`: back to what `old` had of it (a "!xdg-run/iconfs" of
+ * the user's comes back). */
+static void strip_grant(GKeyFile *kf, GKeyFile *old)
 {
-	g_autoptr(GKeyFile) kf = g_key_file_new();
-	g_autoptr(GKeyFile) old = g_key_file_new();
-	g_auto(GStrv) fs = NULL, old_fs = NULL, old_unset = NULL;
+	g_auto(GStrv) fs = NULL, old_fs = NULL;
 	g_autoptr(GPtrArray) keep = g_ptr_array_new();
-	g_autofree char *dirs = NULL, *old_dirs = NULL;
-	g_auto(GStrv) groups = NULL;
 	bool changed = false;
 
-	if (!g_key_file_load_from_data(kf, current, -1,
-				       G_KEY_FILE_KEEP_COMMENTS |
-					       G_KEY_FILE_KEEP_TRANSLATIONS,
-				       NULL) ||
-	    (before && !g_key_file_load_from_data(old, before, -1, 0, NULL)))
-		return -EINVAL;
-
-	/* the grant: back to what `before` had of it */
 	fs = g_key_file_get_string_list(kf, FLATPAK_GROUP_CONTEXT,
 					FLATPAK_KEY_FILESYSTEMS, NULL, NULL);
 	old_fs =
@@ -225,9 +213,17 @@ int flatpak_override_strip(const struct flatpak *f, const char *current,
 		g_key_file_set_string_list(
 			kf, FLATPAK_GROUP_CONTEXT, FLATPAK_KEY_FILESYSTEMS,
 			(const char *const *)keep->pdata, keep->len);
+}
 
-	/* XDG_DATA_DIRS: without the mount; gone if iconfs made it and it
-	 * is what the app would have anyway (or the file unset it) */
+/* XDG_DATA_DIRS in `kf`: without the mount; gone if iconfs made it and it
+ * is what the app would have anyway (or the file unset it), and unset
+ * again where `old` unset it. */
+static void strip_data_dirs(const struct flatpak *f, GKeyFile *kf,
+			    GKeyFile *old, const char *inherited)
+{
+	g_auto(GStrv) old_unset = NULL;
+	g_autofree char *dirs = NULL, *old_dirs = NULL;
+
 	old_unset = g_key_file_get_string_list(
 		old, FLATPAK_GROUP_CONTEXT, FLATPAK_KEY_UNSET_ENV, NULL, NULL);
 	dirs = g_key_file_get_string(kf, FLATPAK_GROUP_ENVIRONMENT,
@@ -262,6 +258,24 @@ int flatpak_override_strip(const struct flatpak *f, const char *current,
 			kf, FLATPAK_GROUP_CONTEXT, FLATPAK_KEY_UNSET_ENV,
 			(const char *const *)v->pdata, v->len);
 	}
+}
+
+int flatpak_override_strip(const struct flatpak *f, const char *current,
+			   const char *before, const char *inherited,
+			   char **ret, bool *ret_empty)
+{
+	g_autoptr(GKeyFile) kf = g_key_file_new();
+	g_autoptr(GKeyFile) old = g_key_file_new();
+	g_auto(GStrv) groups = NULL;
+
+	if (!g_key_file_load_from_data(kf, current, -1,
+				       G_KEY_FILE_KEEP_COMMENTS |
+					       G_KEY_FILE_KEEP_TRANSLATIONS,
+				       NULL) ||
+	    (before && !g_key_file_load_from_data(old, before, -1, 0, NULL)))
+		return -EINVAL;
+	strip_grant(kf, old);
+	strip_data_dirs(f, kf, old, inherited);
 	if (!g_key_file_has_group(old, FLATPAK_GROUP_CONTEXT))
 		group_drop_if_empty(kf, FLATPAK_GROUP_CONTEXT);
 	if (!g_key_file_has_group(old, FLATPAK_GROUP_ENVIRONMENT))

@@ -12,14 +12,11 @@
 #include "basedirs.h"
 #include "cli.h"
 #include "desktop.h"
-#include "daemon.h"
 #include "db.h"
-#include "fs.h"
 #include "log.h"
 #include "lookup.h"
 #include "mountpoint.h"
 #include "render.h"
-#include "synth.h"
 #include "warm.h"
 #include "watchdog.h"
 #include "index.h"
@@ -40,49 +37,18 @@ enum {
 	CMD_MOUNTPOINT = 1 << 0,
 };
 
-static char *default_mountpoint(const struct cli_options *o)
-{
-	return o->mountpoint ? g_strdup(o->mountpoint)
-			     : basedirs_default_mountpoint();
-}
-
-/* Store the synthesized files (index.theme, icon-theme.cache, name lists)
- * of `theme` and hicolor that the index does not hold yet, so that a mount
- * serves them at once instead of building them in the first request that
- * wants them (about 0.3 s of CPU for Papirus, right as a login's programs
- * start). */
-static int store_synth(sqlite3 *db, const char *theme, enum lookup_rules rules)
-{
-	_cleanup_(lookup_freep) struct lookup *l = NULL;
-	const char *themes[] = { theme, "hicolor", NULL };
-	struct synth *s = NULL;
-	int r;
-
-	r = lookup_new(db, rules, &l);
-	if (r >= 0 && synth_stored(l, theme) && synth_stored(l, "hicolor"))
-		return 0;
-	if (r >= 0)
-		r = synth_new(NULL, &s);
-	if (r >= 0)
-		r = synth_store(s, l, db, themes, -1);
-	if (r < 0)
-		log_warning_errno(r, "cannot store synthesized files: %m");
-	synth_free(s);
-	return r;
-}
-
 /* `iconfs index`: refresh, then store the synthesized files of the default
  * theme, hicolor and the themes in use, so that the next mount serves them
  * at once. */
 static int cmd_index(struct cli_options *o)
 {
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
-	g_autofree char *mnt = default_mountpoint(o);
+	g_autofree char *mnt = cli_mountpoint(o);
 	g_autofree char *theme = desktop_theme(o->theme, NULL);
 
 	if (cli_index(o, mnt, INDEX_PROGRESS | INDEX_CHECK, &db, NULL) < 0)
 		return 1;
-	return store_synth(db, theme, o->rules) < 0 ? 1 : 0;
+	return cli_store_synth(db, theme, o->rules) < 0 ? 1 : 0;
 }
 
 /* `iconfs lookup --batch`: "NAME SIZE [SCALE]" per input line, one output
@@ -116,7 +82,7 @@ static int cmd_lookup(struct cli_options *o)
 {
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
 	_cleanup_(lookup_freep) struct lookup *l = NULL;
-	g_autofree char *mnt = default_mountpoint(o);
+	g_autofree char *mnt = cli_mountpoint(o);
 	g_autofree char *theme = desktop_theme(o->theme, NULL);
 	g_autofree char *path = NULL, *scratch = NULL;
 	int size, ext, status = 0, r;
@@ -168,89 +134,14 @@ static int cmd_status(struct cli_options *o)
 	return cli_status(o) < 0 ? 1 : 0;
 }
 
-/* The shared layer a mount reads: --shared-db, else the system's when it
- * exists; none with --no-shared-db. */
-static const char *mount_shared_db(const struct cli_options *o)
-{
-	if (o->no_shared_db)
-		return NULL;
-	if (o->shared_db)
-		return o->shared_db;
-	return access(CLI_SHARED_DB, F_OK) == 0 ? CLI_SHARED_DB : NULL;
-}
-
-/* Where a mount in the background logs when the machine has no journal
- * nor syslog: $XDG_STATE_HOME/iconfs/iconfs.log. */
-static void open_background_log(void)
-{
-	g_autofree char *dir =
-		g_build_filename(g_get_user_state_dir(), "iconfs", NULL);
-	g_autofree char *file = g_build_filename(dir, "iconfs.log", NULL);
-
-	(void)g_mkdir_with_parents(dir, 0700);
-	log_open_background(file);
-}
-
 static int cmd_mount(struct cli_options *o)
 {
-	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
-	g_autofree char *mnt = default_mountpoint(o);
-	g_autofree char *theme = NULL;
-	g_auto(GStrv) bases = NULL;
-	enum desktop_source source;
-	struct fs_options fo;
-	int ready_fd = -1, r;
-
-	/* Into the background before anything starts a thread (GIO does, to
-	 * read the desktop's setting; the index, the workers): a fork keeps
-	 * only the calling thread. The command returns when the mount
-	 * serves, with its status; what the daemon logs goes to the
-	 * journal. */
-	if (!o->foreground) {
-		r = daemon_begin(&ready_fd);
-		if (r < 0) {
-			log_error_errno(r, "cannot fork: %m");
-			return 1;
-		}
-		open_background_log();
-	}
-	if (o->db_why)
-		log_info("%s", o->db_why);
-	theme = desktop_theme(o->theme, &source);
-	/* the index is opened, checked, migrated and refreshed once, here */
-	if (cli_index(o, mnt,
-		      INDEX_CHECK | (o->foreground && isatty(STDOUT_FILENO)
-					     ? INDEX_PROGRESS
-					     : 0),
-		      &db, &bases) < 0) {
-		daemon_ready(&ready_fd, 1);
-		return 1;
-	}
-	(void)store_synth(db, theme, o->rules);
-	fo = (struct fs_options){
-		.db = o->db,
-		.shared_db = mount_shared_db(o),
-		.basedirs = bases,
-		.theme = theme,
-		.theme_source = desktop_source_name(source),
-		.theme_pinned = o->theme != NULL,
-		.rules = o->rules,
-		.mountpoint = mnt,
-		.workers = (unsigned)o->workers,
-		.budget = o->budget,
-		.ready_fd = ready_fd,
-	};
-	r = fs_mount(&fo);
-	/* Closed last, when the mount's own connections are: a clean end
-	 * leaves the file as checked plus SQLite's own writes, and stamps it
-	 * so (db.h), so that the next login skips the check. */
-	sqlite3_close_v2(TAKE_PTR(db));
-	return r < 0 ? 1 : 0;
+	return cli_mount(o);
 }
 
 static int cmd_umount(struct cli_options *o)
 {
-	g_autofree char *mnt = default_mountpoint(o);
+	g_autofree char *mnt = cli_mountpoint(o);
 
 	return mountpoint_unmount(mnt) < 0 ? 1 : 0;
 }

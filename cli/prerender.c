@@ -29,6 +29,7 @@
 #include "db.h"
 #include "log.h"
 #include "lookup.h"
+#include "lookup-chain.h"
 #include "render.h"
 #include "time-util.h"
 #include "view.h"

@@ -75,6 +75,94 @@ static void fs_theme_changed(const char *theme, enum desktop_source source,
 	tree_inval_clear(invals);
 }
 
+/* What serves requests, before the session: content, the resolved cache,
+ * synth, the tree, the listing prefetch and the key of the per-thread
+ * request context. On failure what was made is left for fs_mount to free. */
+static int fs_state_new(struct fs *fs, const struct fs_options *o)
+{
+	int r;
+
+	r = content_new(o->db, o->shared_db, o->basedirs, o->workers,
+			RENDER_DEADLINE_MS, o->budget, &fs->content);
+	if (r < 0)
+		return r;
+	content_set_stat_tier(fs->content, true);
+	fs->resolved = resolved_new();
+	r = synth_new(&fs->generation, &fs->synth);
+	if (r >= 0)
+		r = tree_new(o->theme, o->theme_source ? o->theme_source : "",
+			     o->rules, &fs->tree);
+	if (r >= 0)
+		r = prefetch_new(o->db, o->rules, o->workers, fs->content,
+				 fs->resolved, &fs->prefetch);
+	if (r < 0)
+		return r;
+	return -pthread_key_create(&fs->request_key, fs_request_free);
+}
+
+/* The FUSE session of `fs` with its signal handlers, mounted on `mnt`;
+ * on failure the caller destroys what *ret_se holds. */
+static int fs_session_mount(struct fs *fs, const char *mnt,
+			    struct fuse_args *args, struct fuse_session **ret_se)
+{
+	struct fuse_session *se;
+
+	se = fuse_session_new(args, &fs_ops, sizeof(fs_ops), fs);
+	*ret_se = fs->se = se;
+	if (!se)
+		return log_error_errno(-EIO, "cannot create FUSE session");
+	if (fuse_set_signal_handlers(se) < 0)
+		return log_error_errno(-EIO, "cannot set signal handlers");
+	if (fuse_session_mount(se, mnt) < 0) {
+		int r = log_error_errno(-EIO, "cannot mount on '%s'", mnt);
+
+		fuse_remove_signal_handlers(se);
+		return r;
+	}
+	return 0;
+}
+
+/* Serve the mounted session until it ends: the watchers (the index, the
+ * desktop's setting, systemd's watchdog) and the working set's read
+ * ahead, ready said on `*ready_fd`, the loop; then what started stops
+ * (it must not outlive the tree it uses) and the session is unmounted. */
+static int fs_serve(struct fs *fs, const struct fs_options *o, int *ready_fd)
+{
+	const char *mnt = o->mountpoint;
+	struct fuse_session *se = fs->se;
+	struct fuse_loop_config *cfg = NULL;
+	struct watch *watch = NULL;
+	struct watchdog *dog = NULL;
+	struct desktop_watch *desktop = NULL;
+	int r;
+
+	r = watch_start(se, fs->tree, fs->content, fs->synth, &fs->generation,
+			o->db, o->basedirs, &watch);
+	fs->watch = watch;
+	if (r >= 0 && !o->theme_pinned)
+		r = desktop_watch_start(fs_theme_changed, fs, &desktop);
+	if (r >= 0)
+		r = watchdog_start(mnt, &dog);
+	if (r >= 0)
+		(void)warm_start(o->db, mnt, fs_warm_prepare, fs, &fs->warm);
+	if (r >= 0) {
+		daemon_ready(ready_fd, 0);
+		cfg = fuse_loop_cfg_create();
+		fuse_loop_cfg_set_max_threads(cfg, 8);
+		fuse_loop_cfg_set_idle_threads(cfg, 4);
+		r = fuse_session_loop_mt(se, cfg) < 0 ? -EIO : 0;
+		fuse_loop_cfg_destroy(cfg);
+	}
+	watchdog_stop(dog);
+	desktop_watch_stop(desktop);
+	fs->watch = NULL;
+	watch_stop(watch);
+
+	fuse_session_unmount(se);
+	fuse_remove_signal_handlers(se);
+	return r;
+}
+
 int fs_mount(const struct fs_options *o)
 {
 	const char *mnt = o->mountpoint;
@@ -85,11 +173,7 @@ int fs_mount(const struct fs_options *o)
 			 "auto_unmount",
 			 NULL };
 	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
-	struct fuse_loop_config *cfg = NULL;
 	struct fuse_session *se = NULL;
-	struct watch *watch = NULL;
-	struct watchdog *dog = NULL;
-	struct desktop_watch *desktop = NULL;
 	struct fs fs = { .db_path = o->db, .budget = o->budget };
 	_cleanup_close_ int ready_fd = o->ready_fd, guard_fd = -1;
 	int r;
@@ -102,76 +186,20 @@ int fs_mount(const struct fs_options *o)
 	r = mountpoint_prepare(mnt);
 	if (r < 0)
 		return r;
-	r = content_new(o->db, o->shared_db, o->basedirs, o->workers,
-			RENDER_DEADLINE_MS, o->budget, &fs.content);
-	if (r < 0)
-		return r;
-	content_set_stat_tier(fs.content, true);
-	fs.resolved = resolved_new();
-	r = synth_new(&fs.generation, &fs.synth);
+	r = fs_state_new(&fs, o);
 	if (r >= 0)
-		r = tree_new(o->theme, o->theme_source ? o->theme_source : "",
-			     o->rules, &fs.tree);
-	if (r >= 0)
-		r = prefetch_new(o->db, o->rules, o->workers, fs.content,
-				 fs.resolved, &fs.prefetch);
-	if (r < 0)
-		goto out;
-	r = -pthread_key_create(&fs.request_key, fs_request_free);
-	if (r < 0)
-		goto out;
-
-	se = fuse_session_new(&args, &fs_ops, sizeof(fs_ops), &fs);
-	fs.se = se;
-	if (!se) {
-		r = log_error_errno(-EIO, "cannot create FUSE session");
-		goto out;
+		r = fs_session_mount(&fs, mnt, &args, &se);
+	if (r >= 0) {
+		log_info("serving theme '%s' on '%s' (%s rules)", o->theme, mnt,
+			 lookup_rules_name(o->rules));
+		/* held until this process ends, however it ends */
+		r = mountpoint_guard_start(mnt, &guard_fd);
+		if (r < 0)
+			log_warning_errno(r, "cannot start the mount's guard: "
+					  "%m (a crash would leave the mount "
+					  "dead)");
+		r = fs_serve(&fs, o, &ready_fd);
 	}
-	if (fuse_set_signal_handlers(se) < 0) {
-		r = log_error_errno(-EIO, "cannot set signal handlers");
-		goto out;
-	}
-	if (fuse_session_mount(se, mnt) < 0) {
-		r = log_error_errno(-EIO, "cannot mount on '%s'", mnt);
-		fuse_remove_signal_handlers(se);
-		goto out;
-	}
-	log_info("serving theme '%s' on '%s' (%s rules)", o->theme, mnt,
-		 lookup_rules_name(o->rules));
-	/* held until this process ends, however it ends */
-	r = mountpoint_guard_start(mnt, &guard_fd);
-	if (r < 0)
-		log_warning_errno(r, "cannot start the mount's guard: %m (a "
-				  "crash would leave the mount dead)");
-
-	r = watch_start(se, fs.tree, fs.content, fs.synth, &fs.generation,
-			o->db, o->basedirs, &watch);
-	fs.watch = watch;
-	if (r >= 0 && !o->theme_pinned)
-		r = desktop_watch_start(fs_theme_changed, &fs, &desktop);
-	if (r >= 0)
-		r = watchdog_start(mnt, &dog);
-	if (r >= 0)
-		(void)warm_start(o->db, mnt, fs_warm_prepare, &fs, &fs.warm);
-	if (r < 0)
-		goto stop;
-
-	daemon_ready(&ready_fd, 0);
-	cfg = fuse_loop_cfg_create();
-	fuse_loop_cfg_set_max_threads(cfg, 8);
-	fuse_loop_cfg_set_idle_threads(cfg, 4);
-	r = fuse_session_loop_mt(se, cfg) < 0 ? -EIO : 0;
-	fuse_loop_cfg_destroy(cfg);
-stop:
-	/* what started must not outlive the tree it uses */
-	watchdog_stop(dog);
-	desktop_watch_stop(desktop);
-	fs.watch = NULL;
-	watch_stop(watch);
-
-	fuse_session_unmount(se);
-	fuse_remove_signal_handlers(se);
-out:
 	if (se)
 		fuse_session_destroy(se);
 	/* after the session: a read ahead may wait for an answer until its

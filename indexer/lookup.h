@@ -6,7 +6,7 @@
  * themes skipped, each theme searched once so cycles end), then hicolor and
  * its parents, then the unthemed fallback <base>/<name>.<ext>: the same for
  * every toolkit. Which file of a theme is taken follows the rules of a
- * toolkit (enum lookup_rules).
+ * toolkit (enum lookup_rules; pick.h).
  *
  * A struct lookup belongs to one thread and one connection. Theme chains are
  * cached in it; call lookup_flush() after the index changed. */
@@ -80,39 +80,11 @@ int lookup_name_valid(const char *name);
 int lookup_icon(struct lookup *l, const char *theme, const char *name, int size,
 		int scale, char **ret_path, int *ret_ext);
 
-/* Every name that resolves in `theme` at any size: the names in its search
- * chain plus the unthemed fallbacks, sorted, each once. The array and its
- * strings are newly allocated (g_ptr_array_unref frees all). */
-int lookup_names(struct lookup *l, const char *theme, GPtrArray **ret);
-
-/* The names of that list that have a bitmap (png, xpm) anywhere in the
- * chain or among the unthemed fallbacks; sorted, each once. */
-int lookup_bitmap_names(struct lookup *l, const char *theme, GPtrArray **ret);
-
-/* Sizes of the non-Scalable directories in the search chain of `theme`,
- * sorted, each once, up to `max`. */
-int lookup_chain_sizes(struct lookup *l, const char *theme, int max,
-		       GArray **ret);
-
-/* For each name of the chain of `theme`: the pixel sizes (Size·Scale) of
- * the non-Scalable directories that hold it in the first theme of the
- * chain that has it at all, the theme a toolkit takes it from. A new
- * table: name (string) → GArray of int, in no order, possibly empty. */
-int lookup_name_sizes(struct lookup *l, const char *theme, GHashTable **ret);
-
-/* GTK's pre-encoded symbolic icons ("NAME.symbolic.png", as
- * gtk-encode-symbolic-svg writes them) in the Fixed directories of the
- * search chain of `theme`: each entry "PX NAME", NAME without ".png" (so
- * ending in ".symbolic"), PX the directory's size·scale; sorted by PX, then
- * NAME, each once (g_ptr_array_unref frees all). */
-int lookup_symbolic_pngs(struct lookup *l, const char *theme, GPtrArray **ret);
-
-/* Symbolic names ("-symbolic", "-symbolic-ltr", "-symbolic-rtl") that a
- * theme of the search chain of `theme` has as SVG in directories of more
- * than one size description: the names whose pick may change with the
- * size. Sorted, each once (g_ptr_array_unref frees all). */
-int lookup_symbolic_variants(struct lookup *l, const char *theme,
-			     GPtrArray **ret);
+/* The ids of the themes searched for `theme`, in search order (its
+ * Inherits depth-first, then hicolor and its parents); owned by `l` until
+ * the next lookup_flush(). What the search chain holds: lookup-chain.h. */
+int lookup_chain(struct lookup *l, const char *theme, const long long **ret_ids,
+		 unsigned *ret_n);
 
 /* One directory of a theme as its index.theme describes it. */
 struct lookup_dir {

@@ -216,6 +216,40 @@ static int icon_file_name(const char *file, size_t *ret_len)
 	return ext;
 }
 
+/* Whether the entry `de` of directory `d` (at `path`) is served: a regular
+ * file, or a link allowed (link_allowed(), `link_dirs` its cache); a link
+ * that leads outside the base directories is a problem, logged. */
+static bool entry_served(struct scanner *s, DIR *d, const char *path,
+			 const struct dirent *de, GHashTable *link_dirs)
+{
+	unsigned char type = de->d_type;
+	g_autofree char *full = NULL;
+	int ok;
+
+	if (type == DT_UNKNOWN) { /* a filesystem without d_type */
+		struct stat st;
+
+		if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			return false;
+		type = S_ISLNK(st.st_mode)  ? DT_LNK
+		       : S_ISREG(st.st_mode) ? DT_REG
+					     : DT_UNKNOWN;
+	}
+	if (type == DT_REG)
+		return true;
+	if (type != DT_LNK)
+		return false;
+	ok = link_allowed(s, d, path, de->d_name, link_dirs);
+	if (ok > 0)
+		return true;
+	if (ok < 0)
+		return false;
+	full = g_build_filename(path, de->d_name, NULL);
+	s->stats.problems++;
+	log_warning("'%s' points outside the icon directories, skipped", full);
+	return false;
+}
+
 /* Replace the icons of listing `id` with the icon files in `path`. */
 static int listing_read(struct scanner *s, long long id, const char *path)
 {
@@ -243,42 +277,11 @@ static int listing_read(struct scanner *s, long long id, const char *path)
 	}
 	while ((errno = 0, de = readdir(d))) {
 		char name[NAME_MAX + 1];
-		unsigned char type;
 		size_t len;
 		int ext = icon_file_name(de->d_name, &len);
 
-		if (ext < 0)
+		if (ext < 0 || !entry_served(s, d, path, de, link_dirs))
 			continue;
-		type = de->d_type;
-		if (type == DT_UNKNOWN) { /* a filesystem without d_type */
-			struct stat st;
-
-			if (fstatat(dirfd(d), de->d_name, &st,
-				    AT_SYMLINK_NOFOLLOW) < 0)
-				continue;
-			type = S_ISLNK(st.st_mode)  ? DT_LNK
-			       : S_ISREG(st.st_mode) ? DT_REG
-						     : DT_UNKNOWN;
-		}
-		if (type != DT_REG && type != DT_LNK)
-			continue;
-		if (type == DT_LNK) {
-			int ok = link_allowed(s, d, path, de->d_name,
-					      link_dirs);
-
-			if (ok < 0)
-				continue;
-			if (!ok) {
-				g_autofree char *full = g_build_filename(
-					path, de->d_name, NULL);
-
-				s->stats.problems++;
-				log_warning("'%s' points outside the icon "
-					    "directories, skipped",
-					    full);
-				continue;
-			}
-		}
 		memcpy(name, de->d_name, len);
 		name[len] = '\0';
 		if (old && !g_hash_table_remove(old, name))

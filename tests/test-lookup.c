@@ -7,6 +7,7 @@
 #include <errno.h>
 
 #include "fixture.h"
+#include "lookup-chain.h"
 #include "test.h"
 
 static char *resolve(struct fixture *f, const char *name, int size, int scale)

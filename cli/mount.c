@@ -1,0 +1,91 @@
+/* `iconfs mount`: into the background, the index opened once, the
+ * synthesized files stored, then the mount served (fs_mount); see cli.h. */
+#include <glib.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "daemon.h"
+#include "db.h"
+#include "desktop.h"
+#include "fs.h"
+#include "log.h"
+
+/* The shared layer a mount reads: --shared-db, else the system's when it
+ * exists; none with --no-shared-db. */
+static const char *mount_shared_db(const struct cli_options *o)
+{
+	if (o->no_shared_db)
+		return NULL;
+	if (o->shared_db)
+		return o->shared_db;
+	return access(CLI_SHARED_DB, F_OK) == 0 ? CLI_SHARED_DB : NULL;
+}
+
+/* Where a mount in the background logs when the machine has no journal
+ * nor syslog: $XDG_STATE_HOME/iconfs/iconfs.log. */
+static void open_background_log(void)
+{
+	g_autofree char *dir =
+		g_build_filename(g_get_user_state_dir(), "iconfs", NULL);
+	g_autofree char *file = g_build_filename(dir, "iconfs.log", NULL);
+
+	(void)g_mkdir_with_parents(dir, 0700);
+	log_open_background(file);
+}
+
+int cli_mount(struct cli_options *o)
+{
+	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	g_autofree char *mnt = cli_mountpoint(o);
+	g_autofree char *theme = NULL;
+	g_auto(GStrv) bases = NULL;
+	enum desktop_source source;
+	struct fs_options fo;
+	int ready_fd = -1, r;
+
+	/* Into the background before anything starts a thread (GIO does, to
+	 * read the desktop's setting; the index, the workers): a fork keeps
+	 * only the calling thread. The command returns when the mount
+	 * serves, with its status; what the daemon logs goes to the
+	 * journal. */
+	if (!o->foreground) {
+		r = daemon_begin(&ready_fd);
+		if (r < 0) {
+			log_error_errno(r, "cannot fork: %m");
+			return 1;
+		}
+		open_background_log();
+	}
+	if (o->db_why)
+		log_info("%s", o->db_why);
+	theme = desktop_theme(o->theme, &source);
+	/* the index is opened, checked, migrated and refreshed once, here */
+	if (cli_index(o, mnt,
+		      INDEX_CHECK | (o->foreground && isatty(STDOUT_FILENO)
+					     ? INDEX_PROGRESS
+					     : 0),
+		      &db, &bases) < 0) {
+		daemon_ready(&ready_fd, 1);
+		return 1;
+	}
+	(void)cli_store_synth(db, theme, o->rules);
+	fo = (struct fs_options){
+		.db = o->db,
+		.shared_db = mount_shared_db(o),
+		.basedirs = bases,
+		.theme = theme,
+		.theme_source = desktop_source_name(source),
+		.theme_pinned = o->theme != NULL,
+		.rules = o->rules,
+		.mountpoint = mnt,
+		.workers = (unsigned)o->workers,
+		.budget = o->budget,
+		.ready_fd = ready_fd,
+	};
+	r = fs_mount(&fo);
+	/* Closed last, when the mount's own connections are: a clean end
+	 * leaves the file as checked plus SQLite's own writes, and stamps it
+	 * so (db.h), so that the next login skips the check. */
+	sqlite3_close_v2(TAKE_PTR(db));
+	return r < 0 ? 1 : 0;
+}

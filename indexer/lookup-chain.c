@@ -1,0 +1,204 @@
+/* Lists of what a theme's search chain holds; see lookup-chain.h. */
+#include <glib.h>
+
+#include "db.h"
+#include "lookup-chain.h"
+#include "rows.h"
+#include "theme.h"
+
+/* "?,?,?" placeholders are not worth it: chains are short, so the ids go
+ * into the query as a JSON array. */
+static char *chain_json(const long long *ids, unsigned n)
+{
+	GString *s = g_string_new("[");
+
+	for (unsigned i = 0; i < n; i++)
+		g_string_append_printf(s, "%s%lld", i ? "," : "", ids[i]);
+	g_string_append_c(s, ']');
+	return g_string_free(s, FALSE);
+}
+
+/* Prepare `sql` with ?1 bound to the search chain of `theme` (the JSON
+ * array, which *ret_json keeps alive) and ?2 to `arg`. */
+static int chain_query(struct lookup *l, const char *theme, const char *sql,
+		       int arg, char **ret_json, sqlite3_stmt **ret)
+{
+	const long long *ids;
+	unsigned n;
+	int r;
+
+	r = lookup_chain(l, theme, &ids, &n);
+	if (r < 0)
+		return r;
+	*ret_json = chain_json(ids, n);
+	return db_query(lookup_db(l), ret, sql, "ti", *ret_json, arg);
+}
+
+/* The first column of each row of `q`, as new strings (g_ptr_array_unref
+ * frees all); an error reading is logged as `what`. */
+static int column_strings(struct lookup *l, sqlite3_stmt *q, const char *what,
+			  GPtrArray **ret)
+{
+	GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+	int rc;
+
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+		g_ptr_array_add(out, g_strdup(db_column_str(q, 0)));
+	if (rc != SQLITE_DONE) {
+		g_ptr_array_unref(out);
+		return db_log_error(lookup_db(l), rc, what);
+	}
+	*ret = out;
+	return 0;
+}
+
+/* The names of the chain of `theme` and of the unthemed fallbacks whose
+ * extension `ext_op` admits ("IS NOT NULL" for all, "!= 1" for bitmaps). */
+static int chain_names(struct lookup *l, const char *theme, const char *ext_op,
+		       GPtrArray **ret)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	g_autofree char *json = NULL;
+	g_autofree char *sql = g_strdup_printf(
+		"SELECT DISTINCT name FROM icon WHERE ext %s AND listing_id IN "
+		"(SELECT listing_id FROM dir WHERE listing_id NOT NULL "
+		"AND ((kind = ?2 AND theme_id IN "
+		"(SELECT value FROM json_each(?1))) OR kind = ?3)) "
+		"ORDER BY name",
+		ext_op);
+	int r;
+
+	r = chain_query(l, theme, sql, DIR_KIND_SUBDIR, &json, &q);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int(q, 3, DIR_KIND_BASE);
+	return column_strings(l, q, "cannot list icons", ret);
+}
+
+int lookup_names(struct lookup *l, const char *theme, GPtrArray **ret)
+{
+	return chain_names(l, theme, "IS NOT NULL", ret);
+}
+
+int lookup_bitmap_names(struct lookup *l, const char *theme, GPtrArray **ret)
+{
+	G_STATIC_ASSERT(ICON_EXT_SVG == 1);
+	return chain_names(l, theme, "!= 1", ret);
+}
+
+int lookup_chain_sizes(struct lookup *l, const char *theme, int max,
+		       GArray **ret)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	g_autofree char *json = NULL;
+	GArray *sizes;
+	int r;
+
+	r = chain_query(l, theme,
+			"SELECT DISTINCT size FROM subdir WHERE theme_id IN "
+			"(SELECT value FROM json_each(?1)) AND type != 1 "
+			"AND size <= ?2 ORDER BY size",
+			max, &json, &q);
+	if (r < 0)
+		return r;
+	sizes = g_array_new(FALSE, FALSE, sizeof(int));
+	while (sqlite3_step(q) == SQLITE_ROW) {
+		int s = sqlite3_column_int(q, 0);
+		g_array_append_val(sizes, s);
+	}
+	*ret = sizes;
+	return 0;
+}
+
+int lookup_name_sizes(struct lookup *l, const char *theme, GHashTable **ret)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	g_autofree char *json = NULL;
+	g_autoptr(GHashTable) out = g_hash_table_new_full(
+		g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_array_unref);
+	GArray *sizes;
+	long long first = -1;
+	int r, rc;
+
+	/* ordered by name, then chain position: a name's first rows are
+	 * those of its theme */
+	r = chain_query(l, theme,
+			"SELECT i.name, j.key, s.type, s.size * s.scale FROM json_each(?1) j "
+			"JOIN dir d ON d.theme_id = j.value AND d.kind = ?2 "
+			"JOIN subdir s ON s.theme_id = d.theme_id AND s.path = d.relpath "
+			"JOIN icon i ON i.listing_id = d.listing_id "
+			"ORDER BY i.name, j.key",
+			DIR_KIND_SUBDIR, &json, &q);
+	if (r < 0)
+		return r;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		const char *name = db_column_str(q, 0);
+		long long pos = sqlite3_column_int64(q, 1);
+		int px = sqlite3_column_int(q, 3);
+
+		sizes = g_hash_table_lookup(out, name);
+		if (!sizes) {
+			sizes = g_array_new(FALSE, FALSE, sizeof(int));
+			g_hash_table_insert(out, g_strdup(name), sizes);
+			first = pos;
+		}
+		if (pos == first && sqlite3_column_int(q, 2) != THEME_DIR_SCALABLE)
+			g_array_append_val(sizes, px);
+	}
+	if (rc != SQLITE_DONE)
+		return db_log_error(lookup_db(l), rc, "cannot read the sizes of icons");
+	*ret = g_steal_pointer(&out);
+	return 0;
+}
+
+int lookup_symbolic_pngs(struct lookup *l, const char *theme, GPtrArray **ret)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	g_autofree char *json = NULL;
+	GPtrArray *out;
+	int r, rc;
+
+	r = chain_query(l, theme,
+			"SELECT DISTINCT s.size * s.scale AS px, i.name FROM dir d "
+			"JOIN subdir s ON s.theme_id = d.theme_id AND s.path = d.relpath "
+			"JOIN icon i ON i.listing_id = d.listing_id "
+			"WHERE d.theme_id IN (SELECT value FROM json_each(?1)) "
+			"AND d.kind = 2 AND s.type = 0 AND i.ext = ?2 "
+			"AND substr(i.name, -9) = '.symbolic' ORDER BY px, i.name",
+			ICON_EXT_PNG, &json, &q);
+	if (r < 0)
+		return r;
+	out = g_ptr_array_new_with_free_func(g_free);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW)
+		g_ptr_array_add(out, g_strdup_printf("%d %s", sqlite3_column_int(q, 0),
+						     db_column_str(q, 1)));
+	if (rc != SQLITE_DONE) {
+		g_ptr_array_unref(out);
+		return db_log_error(lookup_db(l), rc, "cannot read symbolic icons");
+	}
+	*ret = out;
+	return 0;
+}
+
+int lookup_symbolic_variants(struct lookup *l, const char *theme,
+			     GPtrArray **ret)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	g_autofree char *json = NULL;
+	int r;
+
+	r = chain_query(l, theme,
+			"SELECT DISTINCT name FROM (SELECT i.name FROM dir d "
+			"JOIN subdir s ON s.theme_id = d.theme_id AND s.path = d.relpath "
+			"JOIN icon i ON i.listing_id = d.listing_id "
+			"WHERE d.theme_id IN (SELECT value FROM json_each(?1)) "
+			"AND d.kind = 2 AND i.ext = ?2 AND (i.name LIKE '%-symbolic' "
+			"OR i.name LIKE '%-symbolic-ltr' OR i.name LIKE '%-symbolic-rtl') "
+			"GROUP BY i.name, d.theme_id HAVING count(DISTINCT s.size || '/' "
+			"|| s.scale || '/' || s.type || '/' || s.min_size || '/' || "
+			"s.max_size || '/' || s.threshold) > 1) ORDER BY name",
+			ICON_EXT_SVG, &json, &q);
+	if (r < 0)
+		return r;
+	return column_strings(l, q, "cannot read symbolic icons", ret);
+}
