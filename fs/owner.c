@@ -18,10 +18,17 @@ int owner_take(const char *db_path, const char *mnt, int *ret_fd)
 {
 	g_autofree char *lock = g_strconcat(db_path, ".lock", NULL);
 	_cleanup_free_ char *theirs = NULL; /* the holder's mountpoint */
+	g_autofree char *dir = g_path_get_dirname(db_path);
 	pid_t holder;
 	int fd;
 
+	*ret_fd = -1;
+	(void)g_mkdir_with_parents(dir, 0700);
 	fd = pidlock_take(lock, mnt, &holder, &theirs);
+	/* an index nobody can write (a read-only directory) needs no lock:
+	 * opening it says what is wrong */
+	if (fd == -EACCES || fd == -EROFS || fd == -ENOENT || fd == -ENOTDIR)
+		return 0;
 	if (fd == -EBUSY && (holder <= 0 || !theirs ||
 			     mountpoint_state(theirs) == MOUNTPOINT_LIVE)) {
 		if (theirs && streq(theirs, mnt))

@@ -8,6 +8,7 @@
 #pragma once
 
 /* Take the index at `db_path` for a mount on `mnt`: the lock's descriptor
- * to keep open for the daemon's life in *ret_fd, or -errno (logged):
- * -EBUSY when another daemon serves the index here. */
+ * to keep open for the daemon's life in *ret_fd (-1 where the index's
+ * directory cannot be written: no daemon can write the index either), or
+ * -errno (logged): -EBUSY when another daemon serves the index here. */
 int owner_take(const char *db_path, const char *mnt, int *ret_fd);

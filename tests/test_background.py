@@ -8,7 +8,9 @@ journal here), `iconfs umount` ends it. A start that fails says why and
 exits non-zero; a second mount on the same directory is refused instead of
 hiding the first. A killed daemon's mount goes at once (its guard), and one
 left dead (daemon and guard killed together) is cleared by the next mount;
-`iconfs umount` leaves what is not an iconfs mount alone."""
+`iconfs umount` leaves what is not an iconfs mount alone. A copy of the
+mount in another mount namespace never leaves two daemons on one index:
+a mount takes over from its daemon, `iconfs umount` ends it."""
 import errno
 import os
 import signal
@@ -177,6 +179,56 @@ with tempfile.TemporaryDirectory() as tmp:
         check_eq(subprocess.run([ICONFS, "umount", mnt], capture_output=True).returncode, 0,
                  "iconfs umount")
     finally:
+        for pid in daemons(mnt):
+            os.kill(pid, signal.SIGKILL)
+        subprocess.run(["fusermount3", "-uz", mnt], capture_output=True)
+
+    # A copy of the mount in another mount namespace (a sandbox's; here
+    # `unshare -rm`) keeps its daemon alive after the mount here is gone.
+    # A mount then takes over from that daemon (never two on one index),
+    # and `iconfs umount` cuts such a copy off, so that its daemon exits.
+    copies = []
+
+    def copy_of_mount():
+        """A process in a mount namespace of its own that holds a copy."""
+        p = subprocess.Popen(["unshare", "-rm", "sh", "-c",
+                              f"ls {mnt}/48 >/dev/null && echo held && exec sleep 300"],
+                             stdout=subprocess.PIPE, text=True, cwd=tmp)
+        copies.append(p)
+        return p.stdout.readline().strip()
+
+    def wait_daemons(want, limit=15):
+        deadline = time.monotonic() + limit
+        while len(daemons(mnt)) != want and time.monotonic() < deadline:
+            time.sleep(0.05)
+        return daemons(mnt)
+
+    try:
+        subprocess.run([ICONFS, *args, mnt], capture_output=True, timeout=60, env=env, check=True)
+        first = wait_daemons(1)
+        check_eq(copy_of_mount(), "held", "a copy of the mount in another namespace")
+        check_eq(subprocess.run(["fusermount3", "-u", mnt]).returncode, 0, "unmounted here")
+        time.sleep(0.5)
+        check_eq(wait_daemons(1), first, "its daemon lives on for the copy")
+        p = subprocess.run([ICONFS, *args, mnt], capture_output=True, text=True, timeout=60,
+                           env=env)
+        check_eq(p.returncode, 0, f"a mount on the same index ({p.stderr.strip()})")
+        now = wait_daemons(1)
+        check(len(now) == 1 and now != first,
+              f"takes over: one daemon serves the index ({first} before, {now} now)")
+        check("only to a copy of its mount" in open(logfile).read(), "the take-over is logged")
+        check_eq(sorted(os.listdir(os.path.join(mnt, "48")))[:1], ["sq-00.png"], "and serves")
+
+        check_eq(copy_of_mount(), "held", "another copy")
+        u = subprocess.run([ICONFS, "umount", mnt], capture_output=True, text=True, timeout=60)
+        check_eq(u.returncode, 0, f"iconfs umount ({u.stderr.strip()})")
+        check("lived on in another mount namespace" in u.stderr,
+              f"umount says it cut a copy off: {u.stderr.strip()!r}")
+        check_eq(wait_daemons(0), [], "the daemon exits although a copy held the mount")
+    finally:
+        for c in copies:
+            c.kill()
+            c.wait()
         for pid in daemons(mnt):
             os.kill(pid, signal.SIGKILL)
         subprocess.run(["fusermount3", "-uz", mnt], capture_output=True)
