@@ -43,6 +43,15 @@ static int setup(struct ctx *c)
 	return g_setenv("PATH", path, TRUE) ? 0 : -1;
 }
 
+/* Free c's memory: at the end of a test, and in a child before it exits
+ * (as valgrind would have it). */
+static void clear(struct ctx *c)
+{
+	g_free(c->dir);
+	g_free(c->log);
+	g_free(c->old_path);
+}
+
 static void teardown(struct ctx *c)
 {
 	char *argv[] = { "rm", "-rf", c->dir, NULL };
@@ -50,9 +59,7 @@ static void teardown(struct ctx *c)
 	g_setenv("PATH", c->old_path ? c->old_path : "/usr/bin:/bin", TRUE);
 	g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL,
 		     NULL, NULL, NULL);
-	g_free(c->dir);
-	g_free(c->log);
-	g_free(c->old_path);
+	clear(c);
 }
 
 /* How fusermount3 was called so far ("" for never). */
@@ -99,9 +106,9 @@ TEST(foreign_left_alone)
 	teardown(&c);
 }
 
-/* Run the guard on `mnt` with standard input the read end of a pipe;
+/* Run the guard on c->dir with standard input the read end of a pipe;
  * *ret_w is its write end. */
-static pid_t guard(const char *mnt, int *ret_w)
+static pid_t guard(struct ctx *c, int *ret_w)
 {
 	int p[2];
 	pid_t pid;
@@ -110,9 +117,13 @@ static pid_t guard(const char *mnt, int *ret_w)
 		return -1;
 	pid = fork();
 	if (pid == 0) {
+		int r;
+
 		(void)dup2(p[0], STDIN_FILENO);
 		(void)close(p[1]);
-		_exit(mountpoint_guard_main(mnt));
+		r = mountpoint_guard_main(c->dir);
+		clear(c);
+		_exit(r);
 	}
 	(void)close(p[0]);
 	*ret_w = p[1];
@@ -127,7 +138,7 @@ TEST(guard_waits_for_the_daemon)
 	pid_t pid;
 
 	ASSERT_EQ_INT(setup(&c), 0);
-	pid = guard(c.dir, &w);
+	pid = guard(&c, &w);
 	ASSERT_TRUE(pid > 0);
 	/* the daemon holds the other end: the guard waits, even through a
 	 * byte written to it */
@@ -174,7 +185,7 @@ static int dead_mounts_child(struct ctx *c)
 	g_autofree char *log = NULL, *want = NULL;
 
 	if (unshare(CLONE_NEWNS) < 0 ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+	    mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) < 0)
 		return 77;
 	(void)g_mkdir(ours, 0755);
 	(void)g_mkdir(other, 0755);
@@ -209,8 +220,12 @@ TEST(dead_mounts)
 
 	ASSERT_EQ_INT(setup(&c), 0);
 	pid = fork();
-	if (pid == 0)
-		_exit(dead_mounts_child(&c));
+	if (pid == 0) {
+		int r = dead_mounts_child(&c);
+
+		clear(&c);
+		_exit(r);
+	}
 	ASSERT_EQ_INT(waitpid(pid, &status, 0), pid);
 	ASSERT_TRUE(WIFEXITED(status));
 	if (WEXITSTATUS(status) == 77)
