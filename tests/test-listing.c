@@ -80,86 +80,95 @@ static bool dots(const struct listing *ls, uint64_t self, uint64_t parent)
 	       t1 == DT_DIR && i0 == self && i1 == parent;
 }
 
+/* What is wrong with the listing of `path` (its parent's path `parent`):
+ * "" when it lists `want` (its names after "." and "..", joined by
+ * spaces), "." and ".." carry their inode numbers, and every entry is
+ * found by its lookup with its inode number and file type (g_free). */
+static char *listing_problem(struct tree_fixture *c, const char *path,
+			     const char *parent, const char *want)
+{
+	struct listing *ls = NULL;
+	g_autofree char *names = NULL;
+	uint64_t ino, parent_ino;
+	char *problem;
+	unsigned bad;
+
+	if (list(c, parent, &parent_ino, &ls) < 0)
+		return g_strdup("the parent does not list");
+	listing_free(ls);
+	if (list(c, path, &ino, &ls) < 0)
+		return g_strdup("it does not list");
+	names = names_of(ls);
+	bad = first_unlike_lookup(c, ino, ls);
+	if (!streq(names, want))
+		problem = g_strdup_printf("it lists \"%s\"", names);
+	else if (!dots(ls, ino, parent_ino))
+		problem = g_strdup("its . or .. is wrong");
+	else if (bad)
+		problem = g_strdup_printf("entry %u is not what its lookup "
+					  "finds",
+					  bad - 1);
+	else
+		problem = g_strdup("");
+	listing_free(ls);
+	return problem;
+}
+
 TEST(root)
 {
 	struct tree_fixture c = { 0 };
-	struct listing *ls = NULL;
-	g_autofree char *names = NULL;
-	uint64_t ino;
+	g_autofree char *problem = NULL;
 
 	ASSERT_EQ_INT(tree_fixture_setup(&c, NULL), 0);
-	ASSERT_EQ_INT(list(&c, "", &ino, &ls), 0);
-	names = names_of(ls);
-	/* icons/, then each listed size at scale 1, then at scale 2 */
-	ASSERT_EQ_STR(names, "icons 16 22 24 32 48 64 96 128 256 512 16@2 "
-			     "22@2 24@2 32@2 48@2 64@2 96@2 128@2 256@2 "
-			     "512@2");
-	ASSERT_EQ_INT(listing_count(ls), 2 + 1 + 2 * view_n_listed_sizes);
-	ASSERT_TRUE(dots(ls, TREE_ROOT_INO, TREE_ROOT_INO));
-	ASSERT_EQ_INT(first_unlike_lookup(&c, ino, ls), 0);
-	listing_free(ls);
+	/* icons/, then each listed size at scale 1, then at scale 2 (the
+	 * root is its own parent) */
+	problem = listing_problem(&c, "", "",
+				  "icons 16 22 24 32 48 64 96 128 256 512 "
+				  "16@2 22@2 24@2 32@2 48@2 64@2 96@2 128@2 "
+				  "256@2 512@2");
+	ASSERT_EQ_STR(problem, "");
+	ASSERT_EQ_INT(view_n_listed_sizes, 10);
 	tree_fixture_teardown(&c);
 }
 
 TEST(themes_and_theme)
 {
 	struct tree_fixture c = { 0 };
-	struct listing *ls = NULL;
-	g_autofree char *names = NULL, *theme = NULL;
-	uint64_t icons, t;
+	g_autofree char *icons = NULL, *theme = NULL;
 
 	ASSERT_EQ_INT(tree_fixture_setup(&c, NULL), 0);
-	ASSERT_EQ_INT(list(&c, "icons", &icons, &ls), 0);
-	names = names_of(ls);
-	ASSERT_EQ_STR(names, "hicolor parent t");
-	ASSERT_TRUE(dots(ls, icons, TREE_ROOT_INO));
-	ASSERT_EQ_INT(first_unlike_lookup(&c, icons, ls), 0);
-	listing_free(ls);
-	/* a theme: its synthesized files, scalable/, then its sizes each at
-	 * scales 1 and 2 */
-	ASSERT_EQ_INT(list(&c, "icons/t", &t, &ls), 0);
-	theme = names_of(ls);
-	ASSERT_TRUE(g_str_has_prefix(theme, "index.theme icon-theme.cache "
-					    "scalable 16x16 16x16@2 22x22 "
-					    "22x22@2 "));
-	ASSERT_TRUE(g_str_has_suffix(theme, " 512x512 512x512@2"));
-	ASSERT_TRUE(dots(ls, t, icons));
-	ASSERT_EQ_INT(first_unlike_lookup(&c, t, ls), 0);
-	listing_free(ls);
+	icons = listing_problem(&c, "icons", "", "hicolor parent t");
+	ASSERT_EQ_STR(icons, "");
+	/* a theme: its synthesized files, scalable/, then its sizes (the
+	 * standard ones and its chain's directories') at scales 1 and 2 */
+	theme = listing_problem(
+		&c, "icons/t", "icons",
+		"index.theme icon-theme.cache scalable 16x16 16x16@2 22x22 "
+		"22x22@2 24x24 24x24@2 32x32 32x32@2 44x44 44x44@2 48x48 "
+		"48x48@2 64x64 64x64@2 96x96 96x96@2 128x128 128x128@2 "
+		"192x192 192x192@2 256x256 256x256@2 512x512 512x512@2");
+	ASSERT_EQ_STR(theme, "");
 	tree_fixture_teardown(&c);
 }
 
 TEST(icon_views)
 {
 	struct tree_fixture c = { 0 };
-	struct listing *ls = NULL;
 	g_autofree char *sized = NULL, *scalable = NULL, *flat = NULL;
-	uint64_t ino, t;
-	struct stat st;
-	double timeout;
 
 	ASSERT_EQ_INT(tree_fixture_setup(&c, NULL), 0);
-	ASSERT_EQ_INT(tree_fixture_walk(&c, "icons/t", &t, &st, &timeout), 0);
 	/* the theme's icons, its parents' and hicolor's, the unthemed ones;
 	 * no symbolic PNG in a size view */
-	ASSERT_EQ_INT(list(&c, "icons/t/16x16", &ino, &ls), 0);
-	sized = names_of(ls);
-	ASSERT_EQ_STR(sized, "a.png c.png h.png loose.png");
-	ASSERT_TRUE(dots(ls, ino, t));
-	ASSERT_EQ_INT(first_unlike_lookup(&c, ino, ls), 0);
-	listing_free(ls);
-	ASSERT_EQ_INT(list(&c, "icons/t/scalable", &ino, &ls), 0);
-	scalable = names_of(ls);
-	ASSERT_EQ_STR(scalable, "a.svg b-symbolic.svg");
-	ASSERT_EQ_INT(first_unlike_lookup(&c, ino, ls), 0);
-	listing_free(ls);
+	sized = listing_problem(&c, "icons/t/16x16", "icons/t",
+				"a.png c.png h.png loose.png");
+	ASSERT_EQ_STR(sized, "");
+	scalable = listing_problem(&c, "icons/t/scalable", "icons/t",
+				   "a.svg b-symbolic.svg");
+	ASSERT_EQ_STR(scalable, "");
 	/* the flat view of the default theme: symbolic icons as PNG too */
-	ASSERT_EQ_INT(list(&c, "48", &ino, &ls), 0);
-	flat = names_of(ls);
-	ASSERT_EQ_STR(flat, "a.png b-symbolic.png c.png h.png loose.png");
-	ASSERT_TRUE(dots(ls, ino, TREE_ROOT_INO));
-	ASSERT_EQ_INT(first_unlike_lookup(&c, ino, ls), 0);
-	listing_free(ls);
+	flat = listing_problem(&c, "48", "",
+			       "a.png b-symbolic.png c.png h.png loose.png");
+	ASSERT_EQ_STR(flat, "");
 	tree_fixture_teardown(&c);
 }
 

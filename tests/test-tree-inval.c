@@ -67,15 +67,6 @@ static GHashTable *names_of_inos(void)
 	return inos;
 }
 
-static unsigned negatives_held(struct tree *t)
-{
-	unsigned nodes, negatives;
-	size_t bytes;
-
-	tree_held(t, &nodes, &negatives, &bytes);
-	return negatives;
-}
-
 TEST(default_theme_switch)
 {
 	struct tree_fixture c = { 0 };
@@ -89,7 +80,7 @@ TEST(default_theme_switch)
 	ASSERT_EQ_INT(walk_named(&c, "48/nope.png", inos), -ENOENT);
 	ASSERT_EQ_INT(walk_named(&c, "icons/t/16x16/a.png", inos), 0);
 	ASSERT_EQ_INT(walk_named(&c, "icons/t/16x16/nope.png", inos), -ENOENT);
-	ASSERT_EQ_INT(negatives_held(c.tree), 2);
+	ASSERT_EQ_INT(tree_fixture_negatives(c.tree), 2);
 	tree_set_default_theme(c.tree, "parent", "gsettings", out);
 	theme = tree_default_theme(c.tree);
 	ASSERT_EQ_STR(theme, "parent");
@@ -97,7 +88,7 @@ TEST(default_theme_switch)
 	 * icons/, whose miss stays held */
 	text = describe(out, inos);
 	ASSERT_EQ_STR(text, "ino 48, entry ./48, entry 48/nope.png, ino .");
-	ASSERT_EQ_INT(negatives_held(c.tree), 1);
+	ASSERT_EQ_INT(tree_fixture_negatives(c.tree), 1);
 	tree_inval_clear(out);
 	ASSERT_EQ_INT(out->len, 0);
 	tree_fixture_teardown(&c);
@@ -171,14 +162,14 @@ TEST(index_change)
 	ASSERT_TRUE(strstr(text, "c.png") == NULL);
 	ASSERT_TRUE(strstr(text, "other.png") == NULL);
 	ASSERT_TRUE(g_str_has_suffix(text, ", ino ."));
-	ASSERT_EQ_INT(negatives_held(c.tree), 1);
+	ASSERT_EQ_INT(tree_fixture_negatives(c.tree), 1);
 	tree_inval_clear(out);
 	/* all: every node's inode and entry, every miss */
 	tree_collect_invalidations(c.tree, names, true, when, out);
 	all = describe(out, inos);
 	ASSERT_TRUE(strstr(all, "entry icons/t/16x16/c.png") != NULL);
 	ASSERT_TRUE(strstr(all, "entry icons/t/16x16/other.png") != NULL);
-	ASSERT_EQ_INT(negatives_held(c.tree), 0);
+	ASSERT_EQ_INT(tree_fixture_negatives(c.tree), 0);
 	tree_inval_clear(out);
 	tree_fixture_teardown(&c);
 }

@@ -7,24 +7,6 @@
 #include "test.h"
 #include "tree-fixture.h"
 
-static unsigned nodes_held(struct tree *t)
-{
-	unsigned nodes, negatives;
-	size_t bytes;
-
-	tree_held(t, &nodes, &negatives, &bytes);
-	return nodes;
-}
-
-static unsigned negatives_held(struct tree *t)
-{
-	unsigned nodes, negatives;
-	size_t bytes;
-
-	tree_held(t, &nodes, &negatives, &bytes);
-	return negatives;
-}
-
 TEST(names)
 {
 	struct tree_fixture c = { 0 };
@@ -57,7 +39,7 @@ TEST(names)
 		-ENOENT);
 	ASSERT_EQ_INT(tree_fixture_walk(&c, "icons/nope", &ino, &st, &timeout),
 		      -ENOENT);
-	ASSERT_EQ_INT(negatives_held(c.tree), 4);
+	ASSERT_EQ_INT(tree_fixture_negatives(c.tree), 4);
 	ASSERT_EQ_INT(tree_fixture_walk(&c, "icons/t/index.theme", &ino, &st,
 					&timeout),
 		      0);
@@ -105,15 +87,15 @@ TEST(inos_and_forget)
 				      g_array_index(inos, uint64_t, i));
 	}
 	/* numbered before it is looked up, the same after */
-	before = nodes_held(c.tree);
+	before = tree_fixture_nodes(c.tree);
 	ASSERT_EQ_INT(tree_lookup(c.tree, &c.x, dir_ino, "a.png", &a_ino, &st,
 				  &timeout),
 		      0);
 	ASSERT_EQ_INT(g_array_index(inos, uint64_t, 2), a_ino);
-	ASSERT_EQ_INT(nodes_held(c.tree), before + 1);
+	ASSERT_EQ_INT(tree_fixture_nodes(c.tree), before + 1);
 	ASSERT_EQ_INT(tree_node_get(c.tree, a_ino, NULL, &st), 0);
 	tree_forget(c.tree, a_ino, 1);
-	ASSERT_EQ_INT(nodes_held(c.tree), before);
+	ASSERT_EQ_INT(tree_fixture_nodes(c.tree), before);
 	ASSERT_EQ_INT(tree_node_get(c.tree, a_ino, NULL, &st), -ESTALE);
 	tree_node_clear(&dir);
 	tree_fixture_teardown(&c);
@@ -151,7 +133,7 @@ TEST(invalidations)
 	}
 	ASSERT_TRUE(a_entry);
 	/* the named miss went, the other is still held */
-	ASSERT_EQ_INT(negatives_held(c.tree), 1);
+	ASSERT_EQ_INT(tree_fixture_negatives(c.tree), 1);
 	/* icons, t and 16x16 an inode each, a.png its inode and entry, the
 	 * named miss its entry, and the root */
 	ASSERT_EQ_INT(out->len, 3 + 2 + 1 + 1);
@@ -159,7 +141,7 @@ TEST(invalidations)
 	ASSERT_EQ_INT(generation_now(&c.gen), 0);
 	tree_inval_clear(out);
 	tree_collect_invalidations(c.tree, names, true, now, out);
-	ASSERT_EQ_INT(negatives_held(c.tree), 0);
+	ASSERT_EQ_INT(tree_fixture_negatives(c.tree), 0);
 	tree_inval_clear(out);
 	tree_fixture_teardown(&c);
 }

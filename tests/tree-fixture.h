@@ -65,3 +65,22 @@ static inline int tree_fixture_walk(struct tree_fixture *c, const char *path,
 	*ret_ino = ino;
 	return r;
 }
+
+/* What the kernel holds of the tree: nodes, and misses. */
+static inline unsigned tree_fixture_nodes(struct tree *t)
+{
+	unsigned nodes, negatives;
+	size_t bytes;
+
+	tree_held(t, &nodes, &negatives, &bytes);
+	return nodes;
+}
+
+static inline unsigned tree_fixture_negatives(struct tree *t)
+{
+	unsigned nodes, negatives;
+	size_t bytes;
+
+	tree_held(t, &nodes, &negatives, &bytes);
+	return negatives;
+}
