@@ -379,7 +379,9 @@ static int content_render_now(struct content *c, int fd,
 
 /* The rendered file for (source, px): stored, queued, or rendered now
  * (-EAGAIN instead with `stored_only`), once however many threads ask at
- * the same time. Every wait is bounded by the render deadline. */
+ * the same time. Every wait is bounded by the render deadline. Every
+ * render of the daemon and of `iconfs prerender` starts here (the README's
+ * "Why was this icon rendered?" names the callers). */
 static int content_render(struct content *c, struct blob_reader *b, int fd,
 			  const struct blob_key *k, int ext, bool stored_only,
 			  void **ret_data, size_t *ret_len)

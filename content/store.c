@@ -24,6 +24,9 @@
 #define STORE_RETRY_MS 200
 /* How long store_free() waits to write what is queued. */
 #define STORE_DRAIN_MS 3000
+/* The index's log is trimmed once a burst of writes leaves it past this
+ * (db_wal_trim). */
+#define STORE_WAL_MAX (1024 * 1024)
 
 enum op_kind {
 	OP_PUT,
@@ -248,11 +251,22 @@ static void store_give_up(struct store *s, struct op **ops, unsigned n, int r)
 				  before + puts);
 }
 
+/* Wait for a wake-up (s->lock held) at most `ms`. */
+static void store_nap(struct store *s, unsigned ms)
+{
+	long long end = now_ms() + ms;
+	struct timespec until = { .tv_sec = end / 1000,
+				  .tv_nsec = end % 1000 * 1000000 };
+
+	(void)pthread_cond_timedwait(&s->wake, &s->lock, &until);
+}
+
 static void *store_main(void *arg)
 {
 	struct store *s = arg;
 	struct op *ops[STORE_BATCH_MAX];
 	long long stop_at = -1;
+	bool trim = false; /* db_wal_trim after the last burst */
 
 	s->total = blob_total(s->db);
 	pthread_mutex_lock(&s->lock);
@@ -260,8 +274,19 @@ static void *store_main(void *arg)
 		unsigned n = 0;
 		int r;
 
-		while (g_queue_is_empty(&s->queue) && !s->stop)
-			pthread_cond_wait(&s->wake, &s->lock);
+		while (g_queue_is_empty(&s->queue) && !s->stop) {
+			if (!trim) {
+				pthread_cond_wait(&s->wake, &s->lock);
+				continue;
+			}
+			/* a burst is over: the log back to nothing, or again
+			 * in a while when a reader was using it */
+			pthread_mutex_unlock(&s->lock);
+			trim = !db_wal_trim(s->db, STORE_WAL_MAX);
+			pthread_mutex_lock(&s->lock);
+			if (trim)
+				store_nap(s, STORE_RETRY_MS * 5);
+		}
 		if (g_queue_is_empty(&s->queue))
 			break;
 		if (s->stop && stop_at < 0)
@@ -305,6 +330,7 @@ static void *store_main(void *arg)
 		}
 		s->written += n;
 		pthread_cond_broadcast(&s->synced);
+		trim = true;
 	}
 	/* stopping: whatever could not be written is dropped */
 	s->written = s->queued;
@@ -322,9 +348,9 @@ int store_new(const char *db_path, long long budget, struct store **ret)
 	s->db_path = g_strdup(db_path);
 	s->budget = budget;
 	pthread_mutex_init(&s->lock, NULL);
-	pthread_cond_init(&s->wake, NULL);
 	pthread_condattr_init(&ca);
-	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC); /* now_ms()'s */
+	pthread_cond_init(&s->wake, &ca);
 	pthread_cond_init(&s->synced, &ca);
 	pthread_condattr_destroy(&ca);
 	g_queue_init(&s->queue);

@@ -5,8 +5,8 @@
 
 #include "file.h"
 
-int file_open(struct tree *t, struct tree_ctx *x, uint64_t ino,
-	      struct file **ret)
+int file_open(struct tree *t, struct request *x, enum request_mode mode,
+	      uint64_t ino, struct file **ret)
 {
 	struct file *f = g_new0(struct file, 1);
 	struct tree_node n = { 0 };
@@ -30,7 +30,7 @@ int file_open(struct tree *t, struct tree_ctx *x, uint64_t ino,
 			content_open_source(x->content, n.content.source);
 	else {
 		r = content_load(x->content, x->blobs, &n.content,
-				 x->stored_only, &data, &len);
+				 mode == REQUEST_STORED_ONLY, &data, &len);
 		if (r >= 0)
 			f->data = g_bytes_new_with_free_func(data, len, free,
 							     data);
@@ -75,14 +75,14 @@ void file_free(struct file *f)
 	g_free(f);
 }
 
-ssize_t file_pread(struct tree *t, struct tree_ctx *x, uint64_t ino, void *buf,
-		   size_t size, off_t off)
+ssize_t file_pread(struct tree *t, struct request *x, enum request_mode mode,
+		   uint64_t ino, void *buf, size_t size, off_t off)
 {
 	struct file *f = NULL;
 	ssize_t n;
 	int r;
 
-	r = file_open(t, x, ino, &f);
+	r = file_open(t, x, mode, ino, &f);
 	if (r < 0)
 		return r;
 	n = file_read(f, buf, size, off);

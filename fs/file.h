@@ -17,12 +17,12 @@ struct file {
 
 /* -EISDIR for a directory, -ESTALE for an unknown ino, -EIO for a source
  * that cannot be rendered. */
-int file_open(struct tree *t, struct tree_ctx *x, uint64_t ino,
-	      struct file **ret);
+int file_open(struct tree *t, struct request *x, enum request_mode mode,
+	      uint64_t ino, struct file **ret);
 /* Read up to `size` bytes at `off` into `buf`; returns the count or -errno. */
 ssize_t file_read(struct file *f, void *buf, size_t size, off_t off);
 void file_free(struct file *f);
 
 /* Open, read and close in one: for a kernel that reads without opening. */
-ssize_t file_pread(struct tree *t, struct tree_ctx *x, uint64_t ino, void *buf,
-		   size_t size, off_t off);
+ssize_t file_pread(struct tree *t, struct request *x, enum request_mode mode,
+		   uint64_t ino, void *buf, size_t size, off_t off);

@@ -10,15 +10,8 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "counters.h"
 #include "tree.h"
-
-/* The mount's request counters, bumped where each request is answered
- * (the root's user.iconfs.counters shows them). */
-struct fs_counters {
-	atomic_ullong lookups, negative, getattrs, opens, reads, readdirs;
-	atomic_ullong getxattrs;
-	atomic_ullong dirplus; /* entries READDIRPLUS gave attributes for */
-};
 
 struct fs {
 	const char *db_path;
@@ -27,12 +20,12 @@ struct fs {
 	struct content *content;
 	struct synth *synth;
 	struct generation generation; /* of the index; the watcher bumps it */
-	struct fs_counters counters;
-	pthread_key_t ctx_key;
+	struct fs_counters counters; /* counters.h */
+	pthread_key_t request_key; /* each thread's struct request */
 	bool no_open; /* the kernel reads files without opening them */
 	struct fuse_session *se;
 	struct prefetch *prefetch;
-	struct ahead *ahead; /* what the prefetch and the read ahead resolved */
+	struct resolved *resolved; /* what the prefetch and the read ahead resolved */
 	struct warm *warm;
 	struct watch *watch;
 };
@@ -40,10 +33,9 @@ struct fs {
 /* The low-level handlers (fs.c). */
 extern const struct fuse_lowlevel_ops fs_ops;
 
-/* This thread's connection and lookup, opened on first use (freed by
- * fs_ctx_free, the thread key's destructor), set up for one request: one
- * that may not render (`stored_only`: the read ahead, a READDIRPLUS past
- * its budget) gets -EAGAIN where a render would be needed. NULL when the
- * index cannot be opened. The only place a request's mode is set. */
-struct tree_ctx *fs_ctx(struct fs *fs, bool stored_only);
-void fs_ctx_free(void *p);
+/* The calling thread's struct request (request.h), its connection to the
+ * index opened on first use (freed by fs_request_free, the thread key's
+ * destructor) and its lookup cache brought to the index generation now.
+ * NULL when the index cannot be opened. */
+struct request *fs_request(struct fs *fs);
+void fs_request_free(void *p);

@@ -21,7 +21,7 @@
 #include "fs-private.h"
 #include "listing.h"
 #include "mountpoint.h"
-#include "ahead.h"
+#include "resolved.h"
 #include "prefetch.h"
 #include "log.h"
 #include "synth.h"
@@ -44,9 +44,9 @@ static struct fs *fs_of(fuse_req_t req)
 	return fuse_req_userdata(req);
 }
 
-void fs_ctx_free(void *p)
+void fs_request_free(void *p)
 {
-	struct tree_ctx *x = p;
+	struct request *x = p;
 
 	lookup_free(x->l);
 	blob_reader_free(x->blobs);
@@ -54,46 +54,45 @@ void fs_ctx_free(void *p)
 	g_free(x);
 }
 
-/* This thread's connection and lookup, opened on first use. */
-struct tree_ctx *fs_ctx(struct fs *fs, bool stored_only)
+struct request *fs_request(struct fs *fs)
 {
-	struct tree_ctx *x = pthread_getspecific(fs->ctx_key);
+	struct request *x = pthread_getspecific(fs->request_key);
 
 	if (x) {
-		uint64_t gen = generation_now(&fs->generation);
+		uint64_t now = generation_now(&fs->generation);
 
-		if (x->generation != gen) {
+		if (x->generation_seen != now) {
 			lookup_flush(x->l);
-			x->generation = gen;
+			x->generation_seen = now;
 		}
-		x->stored_only = stored_only;
 		return x;
 	}
 	/* The index was opened, checked and migrated at start: a request
 	 * thread only connects, read-only, and never waits long for a lock. */
-	x = g_new0(struct tree_ctx, 1);
+	x = g_new0(struct request, 1);
 	if (db_connect(fs->db_path, DB_QUERY_ONLY, FS_READ_BUSY_MS, &x->db) <
 		    0 ||
 	    lookup_new(x->db, tree_rules(fs->tree), &x->l) < 0 ||
 	    content_reader_new(fs->content, x->db, &x->blobs) < 0) {
-		fs_ctx_free(x);
+		fs_request_free(x);
 		return NULL;
 	}
-	x->generation = generation_now(&fs->generation);
+	x->generation_seen = generation_now(&fs->generation);
 	x->content = fs->content;
 	x->synth = fs->synth;
-	x->gen = &fs->generation;
-	x->ahead = fs->ahead;
-	x->stored_only = stored_only;
-	(void)pthread_setspecific(fs->ctx_key, x);
+	x->generation = &fs->generation;
+	x->resolved = fs->resolved;
+	(void)pthread_setspecific(fs->request_key, x);
 	return x;
 }
 
-/* This thread's context for request `req`: the read ahead of the working
- * set never renders, it only brings what is stored into the kernel. */
-static struct tree_ctx *fs_req_ctx(struct fs *fs, fuse_req_t req)
+/* What request `req` may do: the working set's read ahead never renders,
+ * it only brings what is stored into the kernel. */
+static enum request_mode fs_req_mode(struct fs *fs, fuse_req_t req)
 {
-	return fs_ctx(fs, warm_is_ahead(fs->warm, fuse_req_ctx(req)->pid));
+	return warm_is_reader(fs->warm, fuse_req_ctx(req)->pid)
+		       ? REQUEST_STORED_ONLY
+		       : REQUEST_RENDER;
 }
 
 static void fill_entry(struct fuse_entry_param *e, uint64_t ino,
@@ -109,23 +108,24 @@ static void fill_entry(struct fuse_entry_param *e, uint64_t ino,
 static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 {
 	struct fs *fs = fs_of(req);
-	struct tree_ctx *x = fs_req_ctx(fs, req);
+	struct request *x = fs_request(fs);
+	enum request_mode mode = fs_req_mode(fs, req);
 	struct fuse_entry_param e;
 	struct stat st;
 	double negative_timeout = 0;
 	uint64_t ino;
 	int r;
 
-	atomic_fetch_add(&fs->counters.lookups, 1);
+	FS_COUNT(fs, lookups);
 	/* a program stats an entry of a listed view: render the view ahead */
-	if (x && !x->stored_only)
+	if (x && mode == REQUEST_RENDER)
 		(void)prefetch_stat(fs->prefetch, parent);
-	r = x ? tree_lookup(fs->tree, x, parent, name, &ino, &st,
+	r = x ? tree_lookup(fs->tree, x, mode, parent, name, &ino, &st,
 			    &negative_timeout)
 	      : -EIO;
 	if (r == -ENOENT) {
 		/* A negative entry: the kernel remembers the miss. */
-		atomic_fetch_add(&fs->counters.negative, 1);
+		FS_COUNT(fs, negative);
 		memset(&e, 0, sizeof(e));
 		e.entry_timeout = negative_timeout;
 		fuse_reply_entry(req, &e);
@@ -161,7 +161,7 @@ static void fs_getattr(fuse_req_t req, fuse_ino_t ino,
 	int r;
 
 	(void)fi;
-	atomic_fetch_add(&fs_of(req)->counters.getattrs, 1);
+	FS_COUNT(fs_of(req), getattrs);
 	r = tree_node_get(fs_of(req)->tree, ino, NULL, &st);
 	if (r < 0)
 		fuse_reply_err(req, -r);
@@ -190,7 +190,8 @@ static void fs_opendir(fuse_req_t req, fuse_ino_t ino,
 
 /* What a READDIRPLUS reply gives attributes with (dirplus_entry). */
 struct dirplus {
-	struct tree_ctx *x;
+	struct request *x;
+	enum request_mode mode; /* the request's; stored only past the budget */
 	bool files; /* a view whose entries programs stat: files too */
 	long long budget_end;
 };
@@ -209,6 +210,7 @@ static void dirplus_entry(struct fs *fs, struct dirplus *dp, uint64_t dir,
 			  const char *name, unsigned char type,
 			  struct fuse_entry_param *e)
 {
+	enum request_mode mode;
 	struct stat st;
 	double negative_timeout;
 	uint64_t ino;
@@ -217,12 +219,11 @@ static void dirplus_entry(struct fs *fs, struct dirplus *dp, uint64_t dir,
 		return;
 	if (type != DT_DIR && !dp->files)
 		return;
-	if (!dp->x->stored_only && now_ms() >= dp->budget_end)
-		dp->x = fs_ctx(fs, true);
-	if (dp->x && tree_lookup(fs->tree, dp->x, dir, name, &ino, &st,
-				 &negative_timeout) == 0) {
+	mode = now_ms() >= dp->budget_end ? REQUEST_STORED_ONLY : dp->mode;
+	if (tree_lookup(fs->tree, dp->x, mode, dir, name, &ino, &st,
+			&negative_timeout) == 0) {
 		fill_entry(e, ino, &st);
-		atomic_fetch_add(&fs->counters.dirplus, 1);
+		FS_COUNT(fs, dirplus);
 	}
 }
 
@@ -230,9 +231,10 @@ static void fs_readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size,
 			      off_t off, struct fuse_file_info *fi, bool plus)
 {
 	struct fs *fs = fs_of(req);
-	struct tree_ctx *x = fs_req_ctx(fs, req);
+	struct request *x = fs_request(fs);
 	struct fs_dir *d = (struct fs_dir *)(uintptr_t)fi->fh;
 	struct dirplus dp = { .x = x,
+			      .mode = fs_req_mode(fs, req),
 			      .budget_end = now_ms() + FS_DIRPLUS_BUDGET_MS };
 	struct listing *ls;
 	g_autofree char *buf = NULL;
@@ -241,7 +243,7 @@ static void fs_readdir_common(fuse_req_t req, fuse_ino_t ino, size_t size,
 	if (!d->ls) {
 		int r;
 
-		atomic_fetch_add(&fs->counters.readdirs, 1);
+		FS_COUNT(fs, readdirs);
 		r = x ? listing_build(fs->tree, x, fs->prefetch, ino, &d->ls)
 		      : -EIO;
 
@@ -313,11 +315,11 @@ static void fs_releasedir(fuse_req_t req, fuse_ino_t ino,
 static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct fs *fs = fs_of(req);
-	struct tree_ctx *x = fs_req_ctx(fs, req);
+	struct request *x = fs_request(fs);
 	struct file *f = NULL;
 	int r;
 
-	atomic_fetch_add(&fs->counters.opens, 1);
+	FS_COUNT(fs, opens);
 	if ((fi->flags & O_ACCMODE) != O_RDONLY ||
 	    fi->flags & (O_TRUNC | O_CREAT)) {
 		fuse_reply_err(req, EROFS);
@@ -331,7 +333,8 @@ static void fs_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 		fuse_reply_err(req, ENOSYS);
 		return;
 	}
-	r = x ? file_open(fs->tree, x, ino, &f) : -EIO;
+	r = x ? file_open(fs->tree, x, fs_req_mode(fs, req), ino, &f)
+	      : -EIO;
 	if (r < 0) {
 		fuse_reply_err(req, -r);
 		return;
@@ -348,7 +351,7 @@ static void fs_learn(struct fs *fs, pid_t tid, fuse_ino_t ino)
 {
 	g_autofree char *path = NULL;
 
-	if (!fs->warm || warm_is_ahead(fs->warm, tid))
+	if (!fs->warm || warm_is_reader(fs->warm, tid))
 		return;
 	path = tree_path(fs->tree, ino);
 	if (path)
@@ -362,14 +365,15 @@ static void fs_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct file *f = (struct file *)(uintptr_t)fi->fh;
 	g_autofree char *buf = g_malloc(size ? size : 1);
 	pid_t tid = fuse_req_ctx(req)->pid; /* req is gone once replied to */
-	struct tree_ctx *x;
+	struct request *x;
 	ssize_t n;
 
-	atomic_fetch_add(&fs->counters.reads, 1);
+	FS_COUNT(fs, reads);
 	if (f)
 		n = file_read(f, buf, size, off);
-	else if ((x = fs_req_ctx(fs, req)))
-		n = file_pread(fs->tree, x, ino, buf, size, off);
+	else if ((x = fs_request(fs)))
+		n = file_pread(fs->tree, x, fs_req_mode(fs, req), ino, buf,
+			       size, off);
 	else
 		n = -EIO;
 	if (n < 0)
@@ -399,41 +403,30 @@ static void reply_xattr(fuse_req_t req, const char *value, size_t len,
 		fuse_reply_buf(req, value, len);
 }
 
+/* What the VALUE rows of FS_COUNTERS read (counters.h). */
+struct fs_snapshot {
+	struct fs *fs;
+	struct content_counters *c;
+	unsigned nodes, negatives;
+	size_t node_bytes;
+	unsigned long long read_ahead;
+	bool read_ahead_done;
+};
+
 static char *counters_text(struct fs *fs)
 {
-	struct fs_counters *t = &fs->counters;
-	struct content_counters *c = content_counters(fs->content);
-	unsigned nodes, negatives;
-	size_t bytes;
-	bool ahead_done;
-	unsigned long long ahead = warm_read_ahead(fs->warm, &ahead_done);
+	struct fs_snapshot s = { .fs = fs, .c = content_counters(fs->content) };
+	GString *out = g_string_new(NULL);
 
-	tree_held(fs->tree, &nodes, &negatives, &bytes);
-	return g_strdup_printf(
-		"lookups %llu\nnegative %llu\ngetattrs %llu\nopens %llu\n"
-		"reads %llu\nreaddirs %llu\ndirplus %llu\ngetxattrs %llu\n"
-		"renders %llu\n"
-		"render_failures %llu\nblob_hits %llu\nshared_hits %llu\n"
-		"native %llu\n"
-		"cache_errors %llu\nworker_restarts %llu\nnodes %u\n"
-		"negatives %u\ninvalidations %llu\nnode_bytes %llu\n"
-		"read_ahead %llu\nread_ahead_done %d\nresolved_ahead %llu\n"
-		"watch_ready %d\nbudget_mib %lld\n",
-		(unsigned long long)t->lookups, (unsigned long long)t->negative,
-		(unsigned long long)t->getattrs, (unsigned long long)t->opens,
-		(unsigned long long)t->reads, (unsigned long long)t->readdirs,
-		(unsigned long long)t->dirplus,
-		(unsigned long long)t->getxattrs,
-		(unsigned long long)c->renders,
-		(unsigned long long)c->render_failures,
-		(unsigned long long)c->blob_hits,
-		(unsigned long long)c->shared_hits,
-		(unsigned long long)c->native,
-		(unsigned long long)c->cache_errors,
-		content_worker_restarts(fs->content), nodes, negatives,
-		watch_invalidations(fs->watch), (unsigned long long)bytes,
-		ahead, ahead_done, ahead_taken(fs->ahead),
-		watch_ready(fs->watch), fs->budget >> 20);
+	tree_held(fs->tree, &s.nodes, &s.negatives, &s.node_bytes);
+	s.read_ahead = warm_read_ahead(fs->warm, &s.read_ahead_done);
+#define VALUE_ROW(name, value, help) \
+	g_string_append_printf(out, #name " %llu\n", (unsigned long long)(value));
+#define REQUEST_ROW(name, help) VALUE_ROW(name, fs->counters.name, help)
+	FS_COUNTERS(REQUEST_ROW, VALUE_ROW)
+#undef REQUEST_ROW
+#undef VALUE_ROW
+	return g_string_free(out, false);
 }
 
 static void fs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
@@ -446,7 +439,7 @@ static void fs_getxattr(fuse_req_t req, fuse_ino_t ino, const char *name,
 	if (ino == TREE_ROOT_INO && streq(name, VIEW_XATTR_COUNTERS)) {
 		value = counters_text(fs);
 	} else {
-		atomic_fetch_add(&fs->counters.getxattrs, 1);
+		FS_COUNT(fs, getxattrs);
 		r = tree_getxattr(fs->tree, ino, name, &value);
 	}
 

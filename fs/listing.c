@@ -67,7 +67,7 @@ static void list_root(struct listing *ls)
 				    DT_DIR);
 }
 
-static int list_themes(struct tree_ctx *x, struct listing *ls)
+static int list_themes(struct request *x, struct listing *ls)
 {
 	g_autoptr(GPtrArray) themes = NULL;
 	int r = lookup_themes(x->l, &themes);
@@ -77,7 +77,7 @@ static int list_themes(struct tree_ctx *x, struct listing *ls)
 	return r;
 }
 
-static int list_theme(struct tree_ctx *x, const char *theme, struct listing *ls)
+static int list_theme(struct request *x, const char *theme, struct listing *ls)
 {
 	g_autoptr(GArray) sizes = NULL;
 	int r;
@@ -99,7 +99,7 @@ static int list_theme(struct tree_ctx *x, const char *theme, struct listing *ls)
  * kde and qt the names of synth_sized_svgs() (`svg`), in every size view;
  * under gtk the symbolic names' per-size variants at their size (scale 1).
  * Named into ls->names. */
-static int list_sizedir_svgs(struct tree_ctx *x, const struct tree_node *dir,
+static int list_sizedir_svgs(struct request *x, const struct tree_node *dir,
 			     GPtrArray *svg, struct listing *ls)
 {
 	g_autoptr(GPtrArray) variants = NULL;
@@ -132,7 +132,7 @@ static int list_sizedir_svgs(struct tree_ctx *x, const struct tree_node *dir,
  * size (toolkits recolour both) and as a per-size SVG variant; under kde
  * and qt the icons whose source is an SVG as SVG in the size views;
  * rendered like any other in the flat views. */
-static int list_icons(struct tree *t, struct tree_ctx *x, struct prefetch *pf,
+static int list_icons(struct tree *t, struct request *x, struct prefetch *pf,
 		      uint64_t ino, const struct tree_node *dir,
 		      struct listing *ls)
 {
@@ -189,11 +189,11 @@ static int list_icons(struct tree *t, struct tree_ctx *x, struct prefetch *pf,
 	if (pf && !svg)
 		prefetch_listed(pf, ino, dir->theme, dir->size, dir->scale,
 				rendered, dir->kind == TREE_SIZEDIR,
-				generation_now(x->gen));
+				generation_now(x->generation));
 	return 0;
 }
 
-static int listing_build_once(struct tree *t, struct tree_ctx *x,
+static int listing_build_once(struct tree *t, struct request *x,
 			      struct prefetch *pf, uint64_t ino,
 			      struct listing **ret)
 {
@@ -238,14 +238,14 @@ static int listing_build_once(struct tree *t, struct tree_ctx *x,
 	return 0;
 }
 
-int listing_build(struct tree *t, struct tree_ctx *x, struct prefetch *pf,
+int listing_build(struct tree *t, struct request *x, struct prefetch *pf,
 		  uint64_t ino, struct listing **ret)
 {
 	for (int tries = 1;; tries++) {
-		uint64_t gen = generation_now(x->gen);
+		uint64_t gen = generation_now(x->generation);
 		int r = listing_build_once(t, x, pf, ino, ret);
 
-		if (r < 0 || generation_now(x->gen) == gen ||
+		if (r < 0 || generation_now(x->generation) == gen ||
 		    tries == LISTING_TRIES)
 			return r;
 		listing_free(*ret);

@@ -32,6 +32,6 @@ const char *listing_entry(const struct listing *ls, unsigned i, char *buf,
 
 /* A size view's icons are also queued on `pf` (may be NULL) to be rendered
  * ahead of the stats that follow a listing. */
-int listing_build(struct tree *t, struct tree_ctx *x, struct prefetch *pf,
+int listing_build(struct tree *t, struct request *x, struct prefetch *pf,
 		  uint64_t ino, struct listing **ret);
 void listing_free(struct listing *ls);

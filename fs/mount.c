@@ -12,7 +12,7 @@
 #include "fs-private.h"
 #include "log.h"
 #include "mountpoint.h"
-#include "ahead.h"
+#include "resolved.h"
 #include "prefetch.h"
 #include "render.h"
 #include "synth.h"
@@ -49,14 +49,14 @@ static int mountpoint_prepare(const char *mnt)
  * thread answers next takes the result instead of querying the index and
  * the blob table itself: the login's first programs, starting beside the
  * read ahead, keep the CPU. */
-static void fs_prepare_ahead(const char *path, void *userdata)
+static void fs_warm_prepare(const char *path, void *userdata)
 {
 	struct fs *fs = userdata;
-	struct tree_ctx *x = fs_ctx(fs, true);
+	struct request *x = fs_request(fs);
 
 	if (!x)
 		return;
-	(void)tree_resolve_ahead(fs->tree, x, path);
+	(void)tree_resolve_path(fs->tree, x, REQUEST_STORED_ONLY, path);
 }
 
 /* The desktop's theme setting changed: MNT/<N>/ follows. */
@@ -107,17 +107,17 @@ int fs_mount(const struct fs_options *o)
 	if (r < 0)
 		return r;
 	content_set_stat_tier(fs.content, true);
-	fs.ahead = ahead_new();
+	fs.resolved = resolved_new();
 	r = synth_new(&fs.generation, &fs.synth);
 	if (r >= 0)
 		r = tree_new(o->theme, o->theme_source ? o->theme_source : "",
 			     o->rules, &fs.tree);
 	if (r >= 0)
 		r = prefetch_new(o->db, o->rules, o->workers, fs.content,
-				 fs.ahead, &fs.prefetch);
+				 fs.resolved, &fs.prefetch);
 	if (r < 0)
 		goto out;
-	r = -pthread_key_create(&fs.ctx_key, fs_ctx_free);
+	r = -pthread_key_create(&fs.request_key, fs_request_free);
 	if (r < 0)
 		goto out;
 
@@ -152,7 +152,7 @@ int fs_mount(const struct fs_options *o)
 	if (r >= 0)
 		r = watchdog_start(mnt, &dog);
 	if (r >= 0)
-		(void)warm_start(o->db, mnt, fs_prepare_ahead, &fs, &fs.warm);
+		(void)warm_start(o->db, mnt, fs_warm_prepare, &fs, &fs.warm);
 	if (r < 0)
 		goto stop;
 
@@ -179,7 +179,7 @@ out:
 	warm_stop(fs.warm);
 	fuse_opt_free_args(&args);
 	prefetch_free(fs.prefetch);
-	ahead_free(fs.ahead);
+	resolved_free(fs.resolved);
 	tree_free(fs.tree);
 	synth_free(fs.synth);
 	content_free(fs.content);

@@ -6,7 +6,7 @@
 #include "db.h"
 #include "log.h"
 #include "lookup.h"
-#include "ahead.h"
+#include "resolved.h"
 #include "prefetch.h"
 #include "view.h"
 
@@ -50,7 +50,7 @@ struct prefetch {
 	GHashTable *seen; /* "gen/theme/size/scale"; lock */
 	GHashTable *listed; /* dir inode (gint64 *) → struct listed; lock */
 	bool stop;	  /* lock */
-	struct ahead *ahead; /* where resolved icons are kept */
+	struct resolved *resolved; /* where resolved icons are kept */
 };
 
 static void listed_free(void *p)
@@ -114,7 +114,7 @@ static void job_run(struct prefetch *p, struct job *j, struct blob_reader *b,
 		    content_resolve(p->content, b, src, ext,
 				    (unsigned)(j->size * j->scale), flags,
 				    &ic) == 0)
-			ahead_keep(p->ahead, j->theme, j->size, j->scale, name,
+			resolved_keep(p->resolved, j->theme, j->size, j->scale, name,
 				   j->generation, &ic);
 		icon_content_clear(&ic);
 		pthread_mutex_lock(&p->lock);
@@ -158,7 +158,7 @@ static void *prefetch_main(void *arg)
 }
 
 int prefetch_new(const char *db_path, enum lookup_rules rules, unsigned threads,
-		 struct content *content, struct ahead *ahead,
+		 struct content *content, struct resolved *resolved,
 		 struct prefetch **ret)
 {
 	struct prefetch *p = g_new0(struct prefetch, 1);
@@ -172,7 +172,7 @@ int prefetch_new(const char *db_path, enum lookup_rules rules, unsigned threads,
 	p->seen = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	p->listed = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
 					  listed_free);
-	p->ahead = ahead;
+	p->resolved = resolved;
 	p->threads = g_new0(pthread_t, threads ? threads : 1);
 	for (unsigned i = 0; i < (threads ? threads : 1); i++) {
 		if (pthread_create(&p->threads[i], NULL, prefetch_main, p) != 0)

@@ -4,7 +4,7 @@
  * background on every render worker at once, so that those stats find them
  * done (the content layer renders each icon once, whoever asks first, and
  * a PNG of the exact size renders nothing), and keeps what it resolved for
- * each icon in ahead.h until its LOOKUP takes it.
+ * each icon in resolved.h until its LOOKUP takes it.
  *
  * A listing by itself renders nothing (`find`, `ls`, a locate indexer or
  * a backup scan walk millions of entries): a listed view only waits, and
@@ -17,17 +17,17 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ahead.h"
+#include "resolved.h"
 #include "content.h"
 #include "lookup.h"
 
 struct prefetch;
 
 /* `threads` lookers, each with its own connection to the index at
- * `db_path`, resolving by `rules`; `content` and `ahead` (where what they
- * resolve is kept) are borrowed. */
+ * `db_path`, resolving by `rules`; `content` and `resolved` (the
+ * resolved cache, where what they resolve is kept) are borrowed. */
 int prefetch_new(const char *db_path, enum lookup_rules rules, unsigned threads,
-		 struct content *content, struct ahead *ahead,
+		 struct content *content, struct resolved *resolved,
 		 struct prefetch **ret);
 struct prefetch *prefetch_free(struct prefetch *p);
 

@@ -8,7 +8,7 @@
 
 #include "index.h"
 #include "log.h"
-#include "ahead.h"
+#include "resolved.h"
 #include "tree.h"
 #include "tree-private.h"
 #include "view.h"
@@ -118,14 +118,14 @@ void tree_held(struct tree *t, unsigned *ret_nodes, unsigned *ret_negatives,
  * that a change can invalidate exactly the misses the kernel holds. A miss
  * answered from an index that changed meanwhile, or past the bound, is
  * only cached briefly. Returns the entry timeout to reply with. */
-static double negative_note(struct tree *t, struct tree_ctx *x, uint64_t parent,
+static double negative_note(struct tree *t, struct request *x, uint64_t parent,
 			    const char *entry)
 {
 	g_autofree char *key = g_strdup_printf("%" PRIu64 "/%s", parent, entry);
 	double timeout = TREE_TIMEOUT;
 
 	pthread_mutex_lock(&t->lock);
-	if (generation_now(x->gen) != x->generation)
+	if (generation_now(x->generation) != x->generation_seen)
 		timeout = TREE_NEGATIVE_BRIEF;
 	else if (!g_hash_table_contains(t->negatives, key)) {
 		if (g_hash_table_size(t->negatives) >= TREE_NEGATIVES_MAX)
@@ -348,7 +348,7 @@ int tree_node_get(struct tree *t, uint64_t ino, struct tree_node *ret,
 	return n ? 0 : -ESTALE;
 }
 
-static int theme_exists(struct tree_ctx *x, const char *theme)
+static int theme_exists(struct request *x, const char *theme)
 {
 	g_autofree char *a = NULL, *b = NULL, *c = NULL;
 	return lookup_theme_info(x->l, theme, &a, &b, &c);
@@ -359,7 +359,7 @@ static int theme_exists(struct tree_ctx *x, const char *theme)
  * variants), under kde and qt the names of synth_sized_svgs() (KDE
  * recolours SVGs by its colour scheme; Qt draws them with its own
  * renderer). Those are never NAME.png there. */
-static bool sizedir_svg(struct tree *t, struct tree_ctx *x, const char *theme,
+static bool sizedir_svg(struct tree *t, struct request *x, const char *theme,
 			const char *name)
 {
 	g_autoptr(GPtrArray) sized = NULL;
@@ -373,7 +373,8 @@ static bool sizedir_svg(struct tree *t, struct tree_ctx *x, const char *theme,
 /* Resolve an icon file of directory kind `dir`: TREE_ICON at size·scale
  * pixels, TREE_SVG as the SVG its nominal-size lookup picks in scalable/
  * and its size·scale lookup picks in a size view. */
-static int resolve_icon(struct tree *t, struct tree_ctx *x, enum tree_kind dir,
+static int resolve_icon(struct tree *t, struct request *x,
+			enum request_mode mode, enum tree_kind dir,
 			enum tree_kind kind, const char *theme, const char *name,
 			int size, int scale, struct icon_content *ret)
 {
@@ -405,7 +406,7 @@ static int resolve_icon(struct tree *t, struct tree_ctx *x, enum tree_kind dir,
 	    sizedir_svg(t, x, theme, name))
 		return -ENOENT;
 	/* resolved already by the prefetch of a listing of its view */
-	if (ahead_take(x->ahead, theme, size, scale, name, x->generation,
+	if (resolved_take(x->resolved, theme, size, scale, name, x->generation_seen,
 			  ret))
 		return 0;
 	r = lookup_icon(x->l, theme, name, size, scale, &source, &ext);
@@ -431,11 +432,11 @@ static int resolve_icon(struct tree *t, struct tree_ctx *x, enum tree_kind dir,
 	}
 	r = content_resolve(x->content, x->blobs, source, ext,
 			    (unsigned)(size * scale),
-			    (x->stored_only ? CONTENT_STORED_ONLY : 0) |
+			    request_content_flags(mode) |
 				    tree_content_flags(t, dir),
 			    ret);
 	/* A source that cannot be rendered is an I/O error on that file, one
-	 * not rendered yet for a stored_only request is for later; everything
+	 * not rendered yet for a REQUEST_STORED_ONLY request is for later; everything
 	 * else missing is simply not there. */
 	return r == -EIO || r == -EAGAIN ? r : r < 0 ? -ENOENT : 0;
 }
@@ -466,7 +467,8 @@ static int child_parse(struct tree *t, const struct tree_node *p,
 	return 0;
 }
 
-int tree_resolve_ahead(struct tree *t, struct tree_ctx *x, const char *path)
+int tree_resolve_path(struct tree *t, struct request *x,
+		      enum request_mode mode, const char *path)
 {
 	g_auto(GStrv) parts = g_strsplit(path, "/", -1);
 	struct tree_node p = { .kind = TREE_ROOT };
@@ -489,11 +491,11 @@ int tree_resolve_ahead(struct tree *t, struct tree_ctx *x, const char *path)
 		if (kind != TREE_ICON)
 			continue;
 		r = c[1] ? -ENOTDIR
-			 : resolve_icon(t, x, dir, kind, p.theme, icon, size, scale,
-					&content);
+			 : resolve_icon(t, x, mode, dir, kind, p.theme, icon,
+					size, scale, &content);
 		if (r == 0)
-			ahead_keep(x->ahead, p.theme, size, scale, icon,
-				      x->generation, &content);
+			resolved_keep(x->resolved, p.theme, size, scale, icon,
+				      x->generation_seen, &content);
 		break;
 	}
 	g_free(p.theme);
@@ -501,9 +503,9 @@ int tree_resolve_ahead(struct tree *t, struct tree_ctx *x, const char *path)
 	return r;
 }
 
-int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
-		const char *name, uint64_t *ret_ino, struct stat *ret_st,
-		double *ret_negative_timeout)
+int tree_lookup(struct tree *t, struct request *x, enum request_mode mode,
+		uint64_t parent, const char *name, uint64_t *ret_ino,
+		struct stat *ret_st, double *ret_negative_timeout)
 {
 	struct tree_node p = { 0 };
 	g_autofree char *theme = NULL, *icon = NULL;
@@ -520,8 +522,8 @@ int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
 	if (r >= 0 && kind == TREE_THEME)
 		r = theme_exists(x, theme);
 	if (r >= 0 && (kind == TREE_ICON || kind == TREE_SVG))
-		r = resolve_icon(t, x, dir, kind, theme, icon, size, scale,
-				 &content);
+		r = resolve_icon(t, x, mode, dir, kind, theme, icon, size,
+				 scale, &content);
 	if (r >= 0 && (kind == TREE_INDEX_THEME || kind == TREE_ICON_CACHE)) {
 		g_autoptr(GBytes) bytes = NULL;
 

@@ -6,7 +6,7 @@
  * invalidates exactly what the kernel holds. Inode numbers are hashes of
  * the nodes' keys, so a listing can give each entry the d_ino its lookup
  * will give. All functions are thread-safe; those that touch the index take
- * the calling thread's struct tree_ctx. */
+ * the calling thread's struct request (request.h). */
 #pragma once
 
 #include <glib.h>
@@ -17,6 +17,7 @@
 
 #include "content.h"
 #include "lookup.h"
+#include "request.h"
 #include "synth.h"
 #include "view.h"
 
@@ -30,25 +31,7 @@
 #define TREE_NEGATIVE_BRIEF 1.0
 #define TREE_NEGATIVES_MAX  16384
 
-struct ahead;
 struct tree;
-
-/* Per-thread: the connection and lookup that thread's requests use, the
- * index generation its lookup cache belongs to, and the mount's parts a
- * request reaches (borrowed from their owner, struct fs). */
-struct tree_ctx {
-	sqlite3 *db;
-	struct lookup *l;
-	struct blob_reader *blobs;
-	struct content *content; /* what a file holds */
-	struct synth *synth;	 /* synthesized files */
-	struct generation *gen;	 /* the index generation now */
-	/* this request may not render (a read ahead): -EAGAIN instead */
-	bool stored_only;
-	uint64_t generation;
-	/* icons resolved ahead of their LOOKUP (may be NULL) */
-	struct ahead *ahead;
-};
 
 /* `source` says what chose the default theme (user.iconfs.theme-source);
  * every lookup of the mount follows `rules` (user.iconfs.rules). */
@@ -73,16 +56,17 @@ char *tree_default_theme(struct tree *t);
  * attributes, with one more kernel reference. -ENOENT for names that do not
  * exist, with the timeout the negative entry is to be cached for;
  * -ENOTDIR, -ENAMETOOLONG, -EIO. */
-int tree_lookup(struct tree *t, struct tree_ctx *x, uint64_t parent,
-		const char *name, uint64_t *ret_ino, struct stat *ret_st,
-		double *ret_negative_timeout);
+int tree_lookup(struct tree *t, struct request *x, enum request_mode mode,
+		uint64_t parent, const char *name, uint64_t *ret_ino,
+		struct stat *ret_st, double *ret_negative_timeout);
 void tree_forget(struct tree *t, uint64_t ino, uint64_t nlookup);
 /* Resolve the icon file at `path` (relative to the mount) as its LOOKUP
  * would, without a node, and keep the result for that LOOKUP
- * (ahead_keep): the heavy part of a lookup done ahead, on the caller's
+ * (resolved_keep): the heavy part of a lookup done ahead, on the caller's
  * thread and priority. 0, or -errno (-ENOENT for what is not an icon
- * file, -EAGAIN with x->stored_only where a render would be needed). */
-int tree_resolve_ahead(struct tree *t, struct tree_ctx *x, const char *path);
+ * file, -EAGAIN in REQUEST_STORED_ONLY where a render would be needed). */
+int tree_resolve_path(struct tree *t, struct request *x,
+		      enum request_mode mode, const char *path);
 /* The node's path relative to the mount ("icons/Papirus/48x48/x.png"),
  * g_free; NULL for the root or an unknown ino. */
 char *tree_path(struct tree *t, uint64_t ino);
@@ -146,9 +130,10 @@ void tree_set_default_theme(struct tree *t, const char *theme,
 /* The node table is a cache like any other, bounded by memory: past
  * `max_bytes`, the least recently used files' entries are to be
  * invalidated, so that the kernel forgets them (and tree_forget() frees
- * them) unless they are open. 16 MiB hold about 50,000 icon nodes (each
- * about 330 bytes with its strings and table entries, measured): more than
- * the largest size directory of the installed themes (about 18,000). */
-#define TREE_NODES_BYTES   (16u * 1024 * 1024)
+ * them) unless they are open. 10 MiB hold about 20,000 icon nodes (each
+ * about 490 bytes with its strings and table entries: 15.1 MB counted for
+ * 30,971 nodes of Papirus): more than the largest size directory of the
+ * installed themes (about 18,000), and ten times a desktop's working set. */
+#define TREE_NODES_BYTES   (10u * 1024 * 1024)
 #define TREE_NODE_OVERHEAD 96 /* malloc headers and hash table entries */
 void tree_collect_evictions(struct tree *t, size_t max_bytes, GArray *out);

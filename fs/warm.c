@@ -29,11 +29,11 @@ struct warm {
 	char *db_path;
 	char *mountpoint;
 	pthread_t thread;	/* stores the notes */
-	pthread_t ahead_thread; /* reads ahead, then ends */
-	bool ahead_started;
+	pthread_t reader_thread; /* reads ahead, then ends */
+	bool reader_started;
 	atomic_int reader; /* the read ahead's process, once it runs */
 	atomic_ullong read_ahead;
-	atomic_bool ahead_done;
+	atomic_bool read_done;
 	warm_prepare_fn prepare; /* on the read ahead's thread */
 	void *userdata;
 	struct stopper stop;
@@ -253,7 +253,7 @@ static void store_notes(struct warm *w, sqlite3 *db)
 /* The read ahead's own thread, so that the notes are stored meanwhile; at
  * idle priority like its process (it ends with the read ahead, and never
  * needs to come back). */
-static void *ahead_main(void *arg)
+static void *read_ahead_main(void *arg)
 {
 	struct warm *w = arg;
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
@@ -263,7 +263,7 @@ static void *ahead_main(void *arg)
 
 	if (db_connect(w->db_path, DB_QUERY_ONLY, WARM_BUSY_MS, &db) >= 0)
 		read_ahead(w, db);
-	atomic_store(&w->ahead_done, true);
+	atomic_store(&w->read_done, true);
 	return NULL;
 }
 
@@ -316,10 +316,10 @@ int warm_start(const char *db_path, const char *mountpoint,
 		warm_free(w);
 		return log_warning_errno(r, "cannot start the working set: %m");
 	}
-	w->ahead_started =
-		pthread_create(&w->ahead_thread, NULL, ahead_main, w) == 0;
-	if (!w->ahead_started)
-		atomic_store(&w->ahead_done, true);
+	w->reader_started =
+		pthread_create(&w->reader_thread, NULL, read_ahead_main, w) == 0;
+	if (!w->reader_started)
+		atomic_store(&w->read_done, true);
 	*ret = w;
 	return 0;
 }
@@ -329,12 +329,12 @@ void warm_stop(struct warm *w)
 	if (!w)
 		return;
 	stopper_join(&w->stop, w->thread);
-	if (w->ahead_started)
-		(void)pthread_join(w->ahead_thread, NULL);
+	if (w->reader_started)
+		(void)pthread_join(w->reader_thread, NULL);
 	warm_free(w);
 }
 
-bool warm_is_ahead(struct warm *w, pid_t tid)
+bool warm_is_reader(struct warm *w, pid_t tid)
 {
 	return w && tid == atomic_load(&w->reader);
 }
@@ -352,6 +352,6 @@ void warm_note(struct warm *w, const char *path)
 
 unsigned long long warm_read_ahead(struct warm *w, bool *ret_done)
 {
-	*ret_done = !w || atomic_load(&w->ahead_done);
+	*ret_done = !w || atomic_load(&w->read_done);
 	return w ? atomic_load(&w->read_ahead) : 0;
 }

@@ -38,7 +38,7 @@ void warm_stop(struct warm *w);
 
 /* Whether thread `tid` is the read ahead's process (false without a
  * warm): its requests teach nothing and render nothing. */
-bool warm_is_ahead(struct warm *w, pid_t tid);
+bool warm_is_reader(struct warm *w, pid_t tid);
 
 /* A program read the file at `path` (relative to the mount); takes a copy. */
 void warm_note(struct warm *w, const char *path);

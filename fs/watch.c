@@ -14,6 +14,7 @@
 #include "blob.h"
 #include "content.h"
 #include "db.h"
+#include "heap.h"
 #include "log.h"
 #include "stopper.h"
 #include "time-util.h"
@@ -32,6 +33,8 @@
 #define WATCH_NETWORK_MS 10000
 /* How often the node table is held to its size. */
 #define WATCH_EVICT_MS 2000
+/* Free heap bytes kept at each eviction pass (heap_trim). */
+#define WATCH_HEAP_SLACK (2u * 1024 * 1024)
 /* Time given to storing synthesized files per quiet tick. */
 #define WATCH_SYNTH_MS 500
 /* The watcher writes the index: it may wait for the lock held by another
@@ -199,6 +202,8 @@ static void watch_evict(struct watch *w)
 	tree_collect_evictions(w->tree, TREE_NODES_BYTES, invals);
 	watch_invalidate(w, invals);
 	tree_inval_clear(invals);
+	/* what the nodes, renders and listings freed, back to the kernel */
+	(void)heap_trim(WATCH_HEAP_SLACK);
 }
 
 /* The synthesized files of the default theme, hicolor and every theme in

@@ -495,6 +495,8 @@ int scan_refresh(sqlite3 *db, char *const *basedirs, unsigned flags,
 	r = db_exec(db, "COMMIT");
 	if (r < 0)
 		return db_log_errno(db, r, "cannot commit index");
+	/* a first build writes its whole size into the log */
+	db_wal_trim(db, 0);
 
 	if ((flags & SCAN_COUNT) &&
 	    db_prepare(db,

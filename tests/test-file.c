@@ -25,7 +25,7 @@ static char *read_all(struct tree_fixture *c, const char *path, size_t chunk,
 	ssize_t n;
 
 	if (tree_fixture_walk(c, path, &ino, &st, &timeout) < 0 ||
-	    file_open(c->tree, &c->x, ino, &f) < 0) {
+	    file_open(c->tree, &c->x, REQUEST_RENDER, ino, &f) < 0) {
 		g_byte_array_unref(out);
 		return NULL;
 	}
@@ -124,7 +124,7 @@ TEST(offsets)
 	ASSERT_EQ_INT(tree_fixture_walk(&c, "icons/t/scalable/a.svg", &ino, &st,
 					&timeout),
 		      0);
-	ASSERT_EQ_INT(file_open(c.tree, &c.x, ino, &f), 0);
+	ASSERT_EQ_INT(file_open(c.tree, &c.x, REQUEST_RENDER, ino, &f), 0);
 	ASSERT_EQ_INT(file_read(f, buf, 5, 1), 5);
 	ASSERT_TRUE(memcmp(buf, fixture_svg() + 1, 5) == 0);
 	/* past the end, and at the end, nothing; before the start, EINVAL */
@@ -136,7 +136,7 @@ TEST(offsets)
 	ASSERT_EQ_INT(tree_fixture_walk(&c, "icons/t/index.theme", &theme, &st,
 					&timeout),
 		      0);
-	ASSERT_EQ_INT(file_open(c.tree, &c.x, theme, &mem), 0);
+	ASSERT_EQ_INT(file_open(c.tree, &c.x, REQUEST_RENDER, theme, &mem), 0);
 	ASSERT_EQ_INT(file_read(mem, whole, 20, 0), 20);
 	ASSERT_EQ_INT(file_read(mem, buf, 6, 7), 6);
 	ASSERT_TRUE(memcmp(buf, whole + 7, 6) == 0);
@@ -146,7 +146,8 @@ TEST(offsets)
 	ASSERT_EQ_INT(file_read(mem, buf, 10, -1), -EINVAL);
 	file_free(mem);
 	/* open, read and close in one */
-	ASSERT_EQ_INT(file_pread(c.tree, &c.x, theme, buf, 6, 7), 6);
+	ASSERT_EQ_INT(
+		file_pread(c.tree, &c.x, REQUEST_RENDER, theme, buf, 6, 7), 6);
 	ASSERT_TRUE(memcmp(buf, whole + 7, 6) == 0);
 	tree_fixture_teardown(&c);
 }
@@ -161,12 +162,18 @@ TEST(does_not_open)
 	char buf[8];
 
 	ASSERT_EQ_INT(tree_fixture_setup(&c, NULL), 0);
-	ASSERT_EQ_INT(file_open(c.tree, &c.x, TREE_ROOT_INO, &f), -EISDIR);
+	ASSERT_EQ_INT(
+		file_open(c.tree, &c.x, REQUEST_RENDER, TREE_ROOT_INO, &f),
+		-EISDIR);
 	ASSERT_EQ_INT(
 		tree_fixture_walk(&c, "icons/t/16x16", &ino, &st, &timeout), 0);
-	ASSERT_EQ_INT(file_open(c.tree, &c.x, ino, &f), -EISDIR);
-	ASSERT_EQ_INT(file_open(c.tree, &c.x, 12345, &f), -ESTALE);
-	ASSERT_EQ_INT(file_pread(c.tree, &c.x, 12345, buf, 8, 0), -ESTALE);
+	ASSERT_EQ_INT(file_open(c.tree, &c.x, REQUEST_RENDER, ino, &f),
+		      -EISDIR);
+	ASSERT_EQ_INT(file_open(c.tree, &c.x, REQUEST_RENDER, 12345, &f),
+		      -ESTALE);
+	ASSERT_EQ_INT(
+		file_pread(c.tree, &c.x, REQUEST_RENDER, 12345, buf, 8, 0),
+		-ESTALE);
 	ASSERT_TRUE(f == NULL);
 	tree_fixture_teardown(&c);
 }

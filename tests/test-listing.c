@@ -57,8 +57,8 @@ static unsigned first_unlike_lookup(struct tree_fixture *c, uint64_t dir_ino,
 		struct stat st;
 		double timeout;
 
-		if (tree_lookup(c->tree, &c->x, dir_ino, n, &found, &st,
-				&timeout) < 0 ||
+		if (tree_lookup(c->tree, &c->x, REQUEST_RENDER, dir_ino, n,
+				&found, &st, &timeout) < 0 ||
 		    found != ino || st.st_ino != ino ||
 		    (type == DT_DIR) != S_ISDIR(st.st_mode) ||
 		    (type == DT_REG) != S_ISREG(st.st_mode))

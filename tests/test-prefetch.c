@@ -1,10 +1,10 @@
 /* Rendering listed views ahead (prefetch.h): a listing alone resolves
  * nothing; the first stat of one of its entries starts its prefetch, which
  * resolves the listed icons (symbolic names left out in a size view) and
- * keeps them in the ahead table for their LOOKUP; once per view and index
+ * keeps them in the resolved cache for their LOOKUP; once per view and index
  * generation, under whichever directory. One prefetch thread: the names
  * are resolved in order. */
-#include "ahead.h"
+#include "resolved.h"
 #include "prefetch.h"
 #include "test.h"
 #include "time-util.h"
@@ -12,7 +12,7 @@
 
 struct ctx {
 	struct tree_fixture c;
-	struct ahead *ahead;
+	struct resolved *resolved;
 	struct prefetch *pf;
 	GPtrArray *names;
 };
@@ -21,7 +21,7 @@ static int setup(struct ctx *x)
 {
 	if (tree_fixture_setup(&x->c, NULL) < 0)
 		return -1;
-	x->ahead = ahead_new();
+	x->resolved = resolved_new();
 	x->names = g_ptr_array_new();
 	/* the symbolic one first: done before the last one is */
 	g_ptr_array_add(x->names, "b-symbolic");
@@ -30,13 +30,13 @@ static int setup(struct ctx *x)
 	g_ptr_array_add(x->names, "loose");
 	g_ptr_array_add(x->names, "h");
 	return prefetch_new(x->c.f->db_path, LOOKUP_RULES_GTK, 1, x->c.content,
-			    x->ahead, &x->pf);
+			    x->resolved, &x->pf);
 }
 
 static void teardown(struct ctx *x)
 {
 	prefetch_free(x->pf);
-	ahead_free(x->ahead);
+	resolved_free(x->resolved);
 	g_ptr_array_unref(x->names);
 	tree_fixture_teardown(&x->c);
 }
@@ -49,7 +49,7 @@ static char *taken(struct ctx *x, const char *name, uint64_t gen, int ms)
 	struct icon_content ic = { 0 };
 
 	for (;;) {
-		if (ahead_take(x->ahead, "t", 16, 1, name, gen, &ic)) {
+		if (resolved_take(x->resolved, "t", 16, 1, name, gen, &ic)) {
 			char *source = g_strdup(ic.source);
 
 			icon_content_clear(&ic);
@@ -86,7 +86,7 @@ TEST(stat_starts_it)
 	/* not a symbolic name in a size view */
 	sym = taken(&x, "b-symbolic", 1, 0);
 	ASSERT_TRUE(sym == NULL);
-	ASSERT_EQ_INT(ahead_taken(x.ahead), 2);
+	ASSERT_EQ_INT(resolved_taken(x.resolved), 2);
 	teardown(&x);
 }
 

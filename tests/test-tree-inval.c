@@ -43,7 +43,8 @@ static int walk_named(struct tree_fixture *c, const char *path,
 	for (char **p = parts; *p && r >= 0; p++) {
 		uint64_t *key = g_new(uint64_t, 1);
 
-		r = tree_lookup(c->tree, &c->x, ino, *p, &ino, &st, &timeout);
+		r = tree_lookup(c->tree, &c->x, REQUEST_RENDER, ino, *p, &ino,
+				&st, &timeout);
 		g_string_append_printf(sofar, "%s%s", sofar->len ? "/" : "",
 				       *p);
 		*key = ino;

@@ -88,8 +88,8 @@ TEST(inos_and_forget)
 	}
 	/* numbered before it is looked up, the same after */
 	before = tree_fixture_nodes(c.tree);
-	ASSERT_EQ_INT(tree_lookup(c.tree, &c.x, dir_ino, "a.png", &a_ino, &st,
-				  &timeout),
+	ASSERT_EQ_INT(tree_lookup(c.tree, &c.x, REQUEST_RENDER, dir_ino,
+				  "a.png", &a_ino, &st, &timeout),
 		      0);
 	ASSERT_EQ_INT(g_array_index(inos, uint64_t, 2), a_ino);
 	ASSERT_EQ_INT(tree_fixture_nodes(c.tree), before + 1);

@@ -53,8 +53,8 @@ TEST(notes_stored)
 	ASSERT_EQ_INT(fixture_index(f), 0);
 	ASSERT_EQ_INT(start(f, &w), 0);
 	/* no real thread is the read ahead's before it runs */
-	ASSERT_TRUE(!warm_is_ahead(w, getpid()));
-	ASSERT_TRUE(!warm_is_ahead(NULL, getpid()));
+	ASSERT_TRUE(!warm_is_reader(w, getpid()));
+	ASSERT_TRUE(!warm_is_reader(NULL, getpid()));
 	warm_note(w, "icons/t/16x16/a.png");
 	warm_note(w, "48/c.png");
 	warm_note(w, "icons/t/16x16/a.png");

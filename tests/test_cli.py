@@ -162,4 +162,12 @@ with tempfile.TemporaryDirectory() as tmp:
                  (0, ["  budget_mib     5"]), "status shows the cap")
     with mounted(db, base, theme="sq") as mnt:
         check_eq(counters(mnt)["budget_mib"], 512, "the default cap is 512 MiB")
+        # the man page lists every counter the mount shows, in its order:
+        # both are made from one table (fs/counters.h)
+        with open(os.path.join(os.path.dirname(ICONFS), "..", "docs",
+                               "iconfs.1.scd")) as f:
+            page = f.read().split("*user.iconfs.counters*", 1)[1]
+        listed = re.findall(r"^\t- \*(\w+)\*: ", page.split("\n# ", 1)[0], re.M)
+        check_eq(listed, list(counters(mnt)), "the man page's counters are the mount's")
+        check("renders" in listed and "lookups" in listed, "among them lookups and renders")
 finish()

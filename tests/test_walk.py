@@ -66,6 +66,16 @@ with tempfile.TemporaryDirectory() as tmp:
         check_eq(c["renders"], N, "ls -l renders each icon once")
         rc, out, err = walk(["ls", "-l", view])
         check_eq(counters(mnt)["renders"], N, "a second ls -l renders nothing")
+        # those renders went through the index's log; while still mounted,
+        # the log is trimmed once the writes are over (db_wal_trim)
+        wal = db + "-wal"
+        for _ in range(150):
+            if os.path.getsize(wal) <= 1 << 20:
+                break
+            time.sleep(0.1)
+        check(os.path.getsize(wal) <= 1 << 20,
+              f"the log stays bounded while mounted ({os.path.getsize(wal)} bytes, "
+              f"{blob_state(db)[1]:.0f} bytes of renders stored)")
 
     # renders that only answered a stat go before those a program read
     small = os.path.join(tmp, "small.sqlite")

@@ -1,7 +1,7 @@
 /* The fs layer's fixture: the themes of fixture.h indexed, and the parts a
  * request reaches (content, synth, the tree under GTK's rules with "t" as
- * the default theme) in one struct tree_ctx, as struct fs builds it for a
- * thread. Header only, for the test programs of the fs layer. */
+ * the default theme) in one struct request (request.h), as struct fs builds it
+ * for a thread. Header only, for the test programs of the fs layer. */
 #pragma once
 
 #include "content.h"
@@ -14,7 +14,7 @@ struct tree_fixture {
 	struct synth *synth;
 	struct generation gen;
 	struct tree *tree;
-	struct tree_ctx x;
+	struct request x;
 };
 
 /* After fixture_themes() and `extra` (may be NULL) have written the base
@@ -32,11 +32,11 @@ static inline int tree_fixture_setup(struct tree_fixture *c,
 	    synth_new(&c->gen, &c->synth) < 0 ||
 	    tree_new("t", "--theme", LOOKUP_RULES_GTK, &c->tree) < 0)
 		return -1;
-	c->x = (struct tree_ctx){ .db = c->f->db,
-				  .l = c->f->l,
-				  .content = c->content,
-				  .synth = c->synth,
-				  .gen = &c->gen };
+	c->x = (struct request){ .db = c->f->db,
+				 .l = c->f->l,
+				 .content = c->content,
+				 .synth = c->synth,
+				 .generation = &c->gen };
 	return content_reader_new(c->content, c->f->db, &c->x.blobs);
 }
 
@@ -60,8 +60,8 @@ static inline int tree_fixture_walk(struct tree_fixture *c, const char *path,
 	int r = 0;
 
 	for (char **p = parts; *p && r >= 0; p++)
-		r = tree_lookup(c->tree, &c->x, ino, *p, &ino, ret_st,
-				ret_timeout);
+		r = tree_lookup(c->tree, &c->x, REQUEST_RENDER, ino, *p, &ino,
+				ret_st, ret_timeout);
 	*ret_ino = ino;
 	return r;
 }
