@@ -58,15 +58,16 @@ bool resolved_take(struct resolved *p, const char *theme, int size, int scale,
 		   const char *name, uint64_t generation,
 		   struct icon_content *ret)
 {
-	g_autofree char *key = NULL;
+	g_autofree char *key = NULL, *stolen = NULL;
 	struct icon_content *kept = NULL;
 
 	if (!p)
 		return false;
 	key = resolved_key(theme, size, scale, name);
 	pthread_mutex_lock(&p->lock);
+	/* stolen: the table's key is ours to free */
 	if (p->generation == generation &&
-	    g_hash_table_steal_extended(p->table, key, NULL,
+	    g_hash_table_steal_extended(p->table, key, (gpointer *)&stolen,
 					(gpointer *)&kept)) {
 		*ret = *kept;
 		g_free(kept);

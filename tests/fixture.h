@@ -1,17 +1,19 @@
 /* Fixture contexts for unit tests: a temporary directory with a base
  * directory of small themes written for one rule each, and an index of it
- * (a real SQLite file). Header only, for the test programs. */
+ * (a real SQLite file). Header only, for the test programs of the indexer
+ * layer and those above (it includes only indexer/ and db/ headers). */
 #pragma once
 
 #include <glib.h>
 #include <glib/gstdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "db.h"
 #include "index.h"
 #include "lookup.h"
-#include "raster.h"
 
 struct fixture {
 	char *dir;     /* the temporary directory */
@@ -46,19 +48,48 @@ static inline void fixture_write(struct fixture *f, const char *relpath,
 	g_file_set_contents(path, data, len, NULL);
 }
 
-/* An opaque w×w PNG. */
+/* Append a PNG chunk: length, type, data, CRC of type and data. */
+static inline void fixture_png_chunk(GByteArray *out, const char *type,
+				     const uint8_t *data, uint32_t len)
+{
+	uint8_t be[4] = { len >> 24, len >> 16, len >> 8, len };
+	uLong crc = crc32(0, (const Bytef *)type, 4); /* data: never NULL */
+
+	crc = crc32(crc, data, len);
+	g_byte_array_append(out, be, 4);
+	g_byte_array_append(out, (const guint8 *)type, 4);
+	g_byte_array_append(out, data, len);
+	be[0] = crc >> 24, be[1] = crc >> 16, be[2] = crc >> 8, be[3] = crc;
+	g_byte_array_append(out, be, 4);
+}
+
+/* An opaque w×w PNG (RGBA 8 bits, every byte 0x80), made with zlib alone:
+ * the fixture stays below content/'s encoder. */
 static inline void fixture_png(struct fixture *f, const char *relpath,
 			       unsigned w)
 {
-	uint8_t *rgba = malloc((size_t)w * w * 4);
-	void *png = NULL;
-	size_t len = 0;
+	static const uint8_t sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a,
+					'\n' };
+	const uint8_t ihdr[13] = { w >> 24, w >> 16, w >> 8, w, w >> 24,
+				   w >> 16, w >> 8, w, 8, 6, 0, 0, 0 };
+	size_t row = (size_t)w * 4 + 1, raw_len = row * w;
+	uint8_t *raw = malloc(raw_len);
+	uLongf z_len = compressBound(raw_len);
+	uint8_t *z = malloc(z_len);
+	GByteArray *png = g_byte_array_new();
 
-	memset(rgba, 0x80, (size_t)w * w * 4);
-	if (raster_encode_png(rgba, w, w, &png, &len) == 0)
-		fixture_write(f, relpath, png, (gssize)len);
-	free(rgba);
-	free(png);
+	memset(raw, 0x80, raw_len);
+	for (unsigned y = 0; y < w; y++)
+		raw[y * row] = 0; /* filter: none */
+	g_byte_array_append(png, sig, 8);
+	fixture_png_chunk(png, "IHDR", ihdr, 13);
+	if (compress(z, &z_len, raw, raw_len) == Z_OK)
+		fixture_png_chunk(png, "IDAT", z, (uint32_t)z_len);
+	fixture_png_chunk(png, "IEND", (const uint8_t *)"", 0);
+	fixture_write(f, relpath, png->data, png->len);
+	g_byte_array_unref(png);
+	free(z);
+	free(raw);
 }
 
 static inline const char *fixture_svg(void)

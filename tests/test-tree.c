@@ -4,115 +4,52 @@
  * holds. Icons here are PNGs of the asked size: no render. */
 #include <errno.h>
 
-#include "content.h"
-#include "fixture.h"
 #include "test.h"
-#include "tree.h"
-
-static unsigned nodes_held(struct tree *t)
-{
-	unsigned nodes, negatives;
-	size_t bytes;
-
-	tree_held(t, &nodes, &negatives, &bytes);
-	return nodes;
-}
-
-static unsigned negatives_held(struct tree *t)
-{
-	unsigned nodes, negatives;
-	size_t bytes;
-
-	tree_held(t, &nodes, &negatives, &bytes);
-	return negatives;
-}
-
-struct ctx {
-	struct fixture *f;
-	struct content *content;
-	struct synth *synth;
-	struct generation gen;
-	struct tree *tree;
-	struct request x;
-};
-
-static int setup(struct ctx *c)
-{
-	c->f = fixture_new();
-	fixture_themes(c->f);
-	if (fixture_index(c->f) < 0 ||
-	    content_new(c->f->db_path, NULL, c->f->bases, 1, 5000, 1 << 20,
-			&c->content) < 0 ||
-	    synth_new(&c->gen, &c->synth) < 0 ||
-	    tree_new("t", "--theme", LOOKUP_RULES_GTK, &c->tree) < 0)
-		return -1;
-	c->x = (struct request){ .db = c->f->db,
-				  .l = c->f->l,
-				  .content = c->content,
-				  .synth = c->synth,
-				  .generation = &c->gen };
-	return content_reader_new(c->content, c->f->db, &c->x.blobs);
-}
-
-static void teardown(struct ctx *c)
-{
-	tree_free(c->tree);
-	synth_free(c->synth);
-	blob_reader_free(c->x.blobs);
-	content_free(c->content);
-	fixture_free(c->f);
-}
-
-/* Look `path` up from the root, one component at a time. */
-static int walk(struct ctx *c, const char *path, uint64_t *ret_ino,
-		struct stat *ret_st, double *ret_timeout)
-{
-	g_auto(GStrv) parts = g_strsplit(path, "/", -1);
-	uint64_t ino = TREE_ROOT_INO;
-	int r = 0;
-
-	for (char **p = parts; *p && r >= 0; p++)
-		r = tree_lookup(c->tree, &c->x, REQUEST_RENDER, ino, *p, &ino,
-				ret_st, ret_timeout);
-	*ret_ino = ino;
-	return r;
-}
+#include "tree-fixture.h"
 
 TEST(names)
 {
-	struct ctx c = { 0 };
+	struct tree_fixture c = { 0 };
 	struct stat st;
 	double timeout = 0;
 	uint64_t ino;
 
-	ASSERT_EQ_INT(setup(&c), 0);
-	ASSERT_EQ_INT(walk(&c, "icons/t/16x16/a.png", &ino, &st, &timeout), 0);
+	ASSERT_EQ_INT(tree_fixture_setup(&c, NULL), 0);
+	ASSERT_EQ_INT(tree_fixture_walk(&c, "icons/t/16x16/a.png", &ino, &st,
+					&timeout),
+		      0);
 	ASSERT_TRUE(S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0444);
 	ASSERT_TRUE(st.st_size > 0);
 	ASSERT_EQ_INT(st.st_ino, ino);
-	ASSERT_EQ_INT(walk(&c, "48/c.png", &ino, &st, &timeout), 0);
-	ASSERT_EQ_INT(walk(&c, "icons/t/scalable/b-symbolic.svg", &ino, &st,
-			   &timeout),
+	ASSERT_EQ_INT(tree_fixture_walk(&c, "48/c.png", &ino, &st, &timeout),
+		      0);
+	ASSERT_EQ_INT(tree_fixture_walk(&c, "icons/t/scalable/b-symbolic.svg",
+					&ino, &st, &timeout),
 		      0);
 	/* symbolic icons only as SVG under icons/ */
-	ASSERT_EQ_INT(
-		walk(&c, "icons/t/16x16/b-symbolic.png", &ino, &st, &timeout),
-		-ENOENT);
+	ASSERT_EQ_INT(tree_fixture_walk(&c, "icons/t/16x16/b-symbolic.png",
+					&ino, &st, &timeout),
+		      -ENOENT);
 	ASSERT_EQ_INT(timeout, TREE_TIMEOUT);
 	/* one name per directory */
-	ASSERT_EQ_INT(walk(&c, "48@1", &ino, &st, &timeout), -ENOENT);
-	ASSERT_EQ_INT(walk(&c, "icons/t/16x16@1", &ino, &st, &timeout),
+	ASSERT_EQ_INT(tree_fixture_walk(&c, "48@1", &ino, &st, &timeout),
 		      -ENOENT);
-	ASSERT_EQ_INT(walk(&c, "icons/nope", &ino, &st, &timeout), -ENOENT);
-	ASSERT_EQ_INT(negatives_held(c.tree), 4);
-	ASSERT_EQ_INT(walk(&c, "icons/t/index.theme", &ino, &st, &timeout), 0);
+	ASSERT_EQ_INT(
+		tree_fixture_walk(&c, "icons/t/16x16@1", &ino, &st, &timeout),
+		-ENOENT);
+	ASSERT_EQ_INT(tree_fixture_walk(&c, "icons/nope", &ino, &st, &timeout),
+		      -ENOENT);
+	ASSERT_EQ_INT(tree_fixture_negatives(c.tree), 4);
+	ASSERT_EQ_INT(tree_fixture_walk(&c, "icons/t/index.theme", &ino, &st,
+					&timeout),
+		      0);
 	ASSERT_TRUE(st.st_size > 100);
-	teardown(&c);
+	tree_fixture_teardown(&c);
 }
 
 TEST(inos_and_forget)
 {
-	struct ctx c = { 0 };
+	struct tree_fixture c = { 0 };
 	g_autoptr(GPtrArray) names = g_ptr_array_new();
 	g_autoptr(GArray) inos = g_array_new(FALSE, FALSE, sizeof(uint64_t));
 	struct tree_node dir = { 0 };
@@ -121,8 +58,10 @@ TEST(inos_and_forget)
 	uint64_t dir_ino, a_ino;
 	unsigned before;
 
-	ASSERT_EQ_INT(setup(&c), 0);
-	ASSERT_EQ_INT(walk(&c, "icons/t/16x16", &dir_ino, &st, &timeout), 0);
+	ASSERT_EQ_INT(tree_fixture_setup(&c, NULL), 0);
+	ASSERT_EQ_INT(
+		tree_fixture_walk(&c, "icons/t/16x16", &dir_ino, &st, &timeout),
+		0);
 	ASSERT_EQ_INT(tree_node_get(c.tree, dir_ino, &dir, NULL), 0);
 	g_ptr_array_add(names, ".");
 	g_ptr_array_add(names, "..");
@@ -134,8 +73,8 @@ TEST(inos_and_forget)
 	{
 		g_autoptr(GPtrArray) dots = g_ptr_array_new();
 		g_autoptr(GPtrArray) icons = g_ptr_array_new();
-		g_autoptr(GArray) same = g_array_new(FALSE, FALSE,
-						     sizeof(uint64_t));
+		g_autoptr(GArray) same =
+			g_array_new(FALSE, FALSE, sizeof(uint64_t));
 
 		g_ptr_array_add(dots, ".");
 		g_ptr_array_add(dots, "..");
@@ -148,23 +87,23 @@ TEST(inos_and_forget)
 				      g_array_index(inos, uint64_t, i));
 	}
 	/* numbered before it is looked up, the same after */
-	before = nodes_held(c.tree);
-	ASSERT_EQ_INT(tree_lookup(c.tree, &c.x, REQUEST_RENDER, dir_ino, "a.png",
-				  &a_ino, &st, &timeout),
+	before = tree_fixture_nodes(c.tree);
+	ASSERT_EQ_INT(tree_lookup(c.tree, &c.x, REQUEST_RENDER, dir_ino,
+				  "a.png", &a_ino, &st, &timeout),
 		      0);
 	ASSERT_EQ_INT(g_array_index(inos, uint64_t, 2), a_ino);
-	ASSERT_EQ_INT(nodes_held(c.tree), before + 1);
+	ASSERT_EQ_INT(tree_fixture_nodes(c.tree), before + 1);
 	ASSERT_EQ_INT(tree_node_get(c.tree, a_ino, NULL, &st), 0);
 	tree_forget(c.tree, a_ino, 1);
-	ASSERT_EQ_INT(nodes_held(c.tree), before);
+	ASSERT_EQ_INT(tree_fixture_nodes(c.tree), before);
 	ASSERT_EQ_INT(tree_node_get(c.tree, a_ino, NULL, &st), -ESTALE);
 	tree_node_clear(&dir);
-	teardown(&c);
+	tree_fixture_teardown(&c);
 }
 
 TEST(invalidations)
 {
-	struct ctx c = { 0 };
+	struct tree_fixture c = { 0 };
 	g_autoptr(GHashTable) names = g_hash_table_new(g_str_hash, g_str_equal);
 	g_autoptr(GArray) out =
 		g_array_new(FALSE, FALSE, sizeof(struct tree_inval));
@@ -174,11 +113,15 @@ TEST(invalidations)
 	uint64_t ino;
 	bool a_entry = false;
 
-	ASSERT_EQ_INT(setup(&c), 0);
-	ASSERT_EQ_INT(walk(&c, "icons/t/16x16/a.png", &ino, &st, &timeout), 0);
-	ASSERT_EQ_INT(walk(&c, "icons/t/16x16/gone.png", &ino, &st, &timeout),
+	ASSERT_EQ_INT(tree_fixture_setup(&c, NULL), 0);
+	ASSERT_EQ_INT(tree_fixture_walk(&c, "icons/t/16x16/a.png", &ino, &st,
+					&timeout),
+		      0);
+	ASSERT_EQ_INT(tree_fixture_walk(&c, "icons/t/16x16/gone.png", &ino, &st,
+					&timeout),
 		      -ENOENT);
-	ASSERT_EQ_INT(walk(&c, "icons/t/16x16/other.png", &ino, &st, &timeout),
+	ASSERT_EQ_INT(tree_fixture_walk(&c, "icons/t/16x16/other.png", &ino,
+					&st, &timeout),
 		      -ENOENT);
 	g_hash_table_add(names, "a");
 	g_hash_table_add(names, "gone");
@@ -190,7 +133,7 @@ TEST(invalidations)
 	}
 	ASSERT_TRUE(a_entry);
 	/* the named miss went, the other is still held */
-	ASSERT_EQ_INT(negatives_held(c.tree), 1);
+	ASSERT_EQ_INT(tree_fixture_negatives(c.tree), 1);
 	/* icons, t and 16x16 an inode each, a.png its inode and entry, the
 	 * named miss its entry, and the root */
 	ASSERT_EQ_INT(out->len, 3 + 2 + 1 + 1);
@@ -198,9 +141,9 @@ TEST(invalidations)
 	ASSERT_EQ_INT(generation_now(&c.gen), 0);
 	tree_inval_clear(out);
 	tree_collect_invalidations(c.tree, names, true, now, out);
-	ASSERT_EQ_INT(negatives_held(c.tree), 0);
+	ASSERT_EQ_INT(tree_fixture_negatives(c.tree), 0);
 	tree_inval_clear(out);
-	teardown(&c);
+	tree_fixture_teardown(&c);
 }
 
 TEST_MAIN(TEST_CASE(names), TEST_CASE(inos_and_forget),

@@ -59,6 +59,7 @@ static inline int test_run(const struct test_case *cases, size_t n)
 	int failed = 0;
 
 	printf("1..%zu\n", n);
+	fflush(stdout); /* not to be written again by a test's fork */
 	for (size_t i = 0; i < n; i++) {
 		test_failed = 0;
 		cases[i].fn();
