@@ -284,6 +284,17 @@ static void *settle_main(void *arg)
 	return NULL;
 }
 
+/* settle_main at idle priority, on a thread of its own: glibc refuses
+ * SCHED_IDLE in a thread's attributes (EINVAL, and the thread would run
+ * at normal priority), a running thread may lower its own. */
+static void *settle_main_idle(void *arg)
+{
+	struct sched_param sp = { 0 };
+
+	(void)pthread_setschedparam(pthread_self(), SCHED_IDLE, &sp);
+	return settle_main(arg);
+}
+
 /* The start-up work, about 75 ms of CPU on this machine (mostly the kernel
  * visiting every child of a directory it adds a watch on), runs at idle
  * priority while the watch thread waits for it: it lands just as the
@@ -294,19 +305,12 @@ static void *settle_main(void *arg)
  * inotify queue. */
 static void watch_settle(struct watch *w)
 {
-	struct sched_param sp = { 0 };
-	pthread_attr_t attr;
 	pthread_t t;
 
-	pthread_attr_init(&attr);
-	pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
-	pthread_attr_setschedpolicy(&attr, SCHED_IDLE);
-	pthread_attr_setschedparam(&attr, &sp);
-	if (pthread_create(&t, &attr, settle_main, w) == 0)
+	if (pthread_create(&t, NULL, settle_main_idle, w) == 0)
 		(void)pthread_join(t, NULL);
 	else
 		(void)settle_main(w);
-	pthread_attr_destroy(&attr);
 }
 
 static void *watch_main(void *arg)
