@@ -32,19 +32,8 @@ int spawn_helper(const char *exe, char *const argv[], const int (*fds)[2],
 	posix_spawnattr_init(&attr);
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setsigdefault(&attr, &deflt);
-	/* A caller already at SCHED_IDLE passes it on by itself: setting it
-	 * again in the child is refused to an unprivileged user (EPERM). */
-	if (idle && sched_getscheduler(0) == SCHED_IDLE)
-		idle = false;
-	if (idle) {
-		struct sched_param sp = { 0 };
-
-		posix_spawnattr_setschedpolicy(&attr, SCHED_IDLE);
-		posix_spawnattr_setschedparam(&attr, &sp);
-	}
-	posix_spawnattr_setflags(
-		&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF |
-			       (idle ? POSIX_SPAWN_SETSCHEDULER : 0));
+	posix_spawnattr_setflags(&attr,
+				 POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 	posix_spawn_file_actions_init(&fa);
 	for (size_t i = 0; i < n; i++) {
 		posix_spawn_file_actions_adddup2(&fa, fds[i][0], fds[i][1]);
@@ -54,13 +43,13 @@ int spawn_helper(const char *exe, char *const argv[], const int (*fds)[2],
 	 * (libfuse's link to fusermount3 for auto_unmount is not) */
 	posix_spawn_file_actions_addclosefrom_np(&fa, keep + 1);
 	r = posix_spawn(ret_pid, exe, &fa, &attr, argv, environ);
-	if (r == EPERM && idle) {
-		/* idle priority where the kernel allows it, never at the
-		 * cost of the helper */
-		posix_spawnattr_setflags(
-			&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-		r = posix_spawn(ret_pid, exe, &fa, &attr, argv, environ);
-	}
+	/* A caller at SCHED_IDLE passes it on by itself. glibc's spawn
+	 * attributes refuse SCHED_IDLE (EINVAL), so the new process is
+	 * lowered once it runs (its exec is done, its libraries are loading):
+	 * where the kernel allows it, never at the cost of the helper. */
+	if (r == 0 && idle && sched_getscheduler(0) != SCHED_IDLE)
+		(void)sched_setscheduler(*ret_pid, SCHED_IDLE,
+					 &(struct sched_param){ 0 });
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	return -r;

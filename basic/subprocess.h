@@ -12,9 +12,9 @@ int spawn_self_exe(char *buf, size_t size);
 /* Start `exe` with `argv`, file descriptor fds[i][0] as fds[i][1] in the
  * child (n pairs) beside stdin, stdout and stderr and nothing else, no
  * signal blocked (FUSE threads block some) and every disposition the
- * default; with `idle`, at SCHED_IDLE from its first instruction (its
- * start-up, loading libraries, takes no CPU from anyone) where the kernel
- * lets this user set it, else at the caller's priority. *ret_pid on
+ * default; with `idle`, at SCHED_IDLE (from its first instruction when the
+ * caller is at SCHED_IDLE already, else from the moment the spawn returns)
+ * where the kernel lets this user set it, else at the caller's priority. *ret_pid on
  * success; -errno. */
 int spawn_helper(const char *exe, char *const argv[], const int (*fds)[2],
 		 size_t n, bool idle, pid_t *ret_pid);

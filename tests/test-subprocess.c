@@ -8,6 +8,8 @@
 #include <limits.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,10 +28,26 @@ static const char report[] = "exec >&5; [ -e /proc/$$/fd/5 ] && echo fd5; "
 			     "echo policy $(cut -d' ' -f41 /proc/$$/stat); "
 			     "exec grep -E '^Sig(Blk|Ign)' /proc/self/status";
 
+/* The scheduling policy of process `pid` (a zombie's too); -1. */
+static int policy_of(pid_t pid)
+{
+	g_autofree char *path = g_strdup_printf("/proc/%d/stat", (int)pid);
+	g_autofree char *stat = NULL;
+	g_auto(GStrv) fields = NULL;
+	char *end;
+
+	if (!g_file_get_contents(path, &stat, NULL, NULL) ||
+	    !(end = strrchr(stat, ')')))
+		return -1;
+	/* after "(comm)", fields 3 on: the policy, field 41, is [38] */
+	fields = g_strsplit(end + 2, " ", -1);
+	return g_strv_length(fields) > 38 ? atoi(fields[38]) : -1;
+}
+
 /* Start the helper with a pipe as its descriptor 5, while a copy of the
  * pipe is open as the caller's 9 (not close-on-exec); its report, or NULL.
- */
-static char *run(bool idle)
+ * *ret_policy: its policy as the spawn left it, seen by the caller. */
+static char *run_policy(bool idle, int *ret_policy)
 {
 	char *argv[] = { "sh", "-c", (char *)report, NULL };
 	GString *out = g_string_new(NULL);
@@ -44,6 +62,7 @@ static char *run(bool idle)
 		g_string_free(out, TRUE);
 		return NULL;
 	}
+	*ret_policy = policy_of(pid);
 	(void)close(p[1]);
 	(void)close(9);
 	while ((n = read(p[0], buf, sizeof(buf))) > 0)
@@ -54,6 +73,13 @@ static char *run(bool idle)
 		return NULL;
 	}
 	return g_string_free(out, FALSE);
+}
+
+static char *run(bool idle)
+{
+	int policy;
+
+	return run_policy(idle, &policy);
 }
 
 /* The standard signals (1 to 31) of the mask the report's `field` gives;
@@ -122,13 +148,13 @@ static int idle_child(void)
 }
 
 /* A caller already at SCHED_IDLE passes it on to its helpers (setting it
- * again would be refused to a user). Of a caller at another policy, only
- * that the helper runs: glibc's posix_spawnattr_setschedpolicy() takes no
- * SCHED_IDLE (EINVAL), so that such a helper starts at the caller's. */
+ * again would be refused to a user). A caller at another policy gets a
+ * helper at SCHED_IDLE by the time the spawn returns (glibc's spawn
+ * attributes take no SCHED_IDLE: the helper is lowered once it runs). */
 TEST(idle_helper)
 {
 	g_autofree char *out = NULL;
-	int status = -1;
+	int status = -1, policy = -1;
 	pid_t pid;
 
 	pid = fork(); /* before anything is allocated, for valgrind */
@@ -140,9 +166,10 @@ TEST(idle_helper)
 		printf("# SCHED_IDLE not allowed here\n");
 	else
 		ASSERT_EQ_INT(WEXITSTATUS(status), 0);
-	out = run(true);
+	out = run_policy(true, &policy);
 	ASSERT_TRUE(out != NULL);
 	ASSERT_TRUE(strstr(out, "fd5\n") != NULL);
+	ASSERT_EQ_INT(policy, SCHED_IDLE);
 }
 
 /* -ENOENT; under valgrind, which makes posix_spawn's vfork a fork, a
