@@ -1,12 +1,24 @@
-/* What the kernel must forget of the tree: the entries and misses a change
- * of the index touches, the flat views at a switch of the default theme,
- * and the least recently used nodes past the table's bound; see tree.h. */
+/* What the kernel holds of the tree, and what it must forget: the entries
+ * and misses a change of the index touches, the flat views at a switch of
+ * the default theme, and the least recently used nodes past the table's
+ * bound; see tree.h. */
+#include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
 
 #include "macro.h"
 #include "tree.h"
 #include "tree-private.h"
+
+void tree_held(struct tree *t, unsigned *ret_nodes, unsigned *ret_negatives,
+	       size_t *ret_bytes)
+{
+	pthread_mutex_lock(&t->lock);
+	*ret_nodes = g_hash_table_size(t->by_ino);
+	*ret_bytes = t->bytes;
+	*ret_negatives = g_hash_table_size(t->negatives);
+	pthread_mutex_unlock(&t->lock);
+}
 
 static void inval_add(GArray *out, uint64_t ino, uint64_t parent,
 		      const char *name)

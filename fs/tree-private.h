@@ -1,7 +1,7 @@
 /* The node table inside struct tree, shared by the two halves of the tree:
  * tree.c (nodes: lookup, forget, attributes, names) and tree-inval.c (what
- * the kernel must forget: invalidations, the default theme's switch,
- * evictions). Private to those two files. */
+ * the kernel holds and must forget: invalidations, the default theme's
+ * switch, evictions). Private to those two files. */
 #pragma once
 
 #include <glib.h>

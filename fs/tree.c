@@ -13,10 +13,10 @@
 #include "tree-private.h"
 #include "view.h"
 
-
 /* What a node holds in memory: its strings, its content's sources (with
  * `content`) and two hash table entries, with malloc's overhead. */
-static size_t node_bytes(const struct node *n, const struct icon_content *content)
+static size_t node_bytes(const struct node *n,
+			 const struct icon_content *content)
 {
 	size_t b = sizeof(*n) + strlen(n->key) + strlen(n->entry) + TREE_NODE_OVERHEAD;
 
@@ -102,16 +102,6 @@ char *tree_default_theme(struct tree *t)
 	theme = g_strdup(t->default_theme);
 	pthread_mutex_unlock(&t->theme_lock);
 	return theme;
-}
-
-void tree_held(struct tree *t, unsigned *ret_nodes, unsigned *ret_negatives,
-	       size_t *ret_bytes)
-{
-	pthread_mutex_lock(&t->lock);
-	*ret_nodes = g_hash_table_size(t->by_ino);
-	*ret_bytes = t->bytes;
-	*ret_negatives = g_hash_table_size(t->negatives);
-	pthread_mutex_unlock(&t->lock);
 }
 
 /* The kernel will cache the miss of `entry` in `parent`: remember it, so

@@ -121,6 +121,17 @@ TEST(lists)
  * at 48; o at 64 and 128, as far from 96. */
 static void rules_theme(struct fixture *f)
 {
+	static const struct {
+		const char *path;
+		int px;
+	} pngs[] = {
+		{ "r/16/d.png", 16 },	  { "r/48/d.png", 48 },
+		{ "r/16/e.png", 16 },	  { "r/16t/e.png", 16 },
+		{ "r/48/k.png", 48 },	  { "r/legacy/l.png", 24 },
+		{ "r/48/l.png", 48 },	  { "r/48/ab.png", 48 },
+		{ "r/64/o.png", 64 },	  { "r/128/o.png", 128 },
+	};
+
 	fixture_write(f, "r/index.theme",
 		      "[Icon Theme]\nName=R\nDirectories=16,16t,24,48,legacy,64,128\n\n"
 		      "[16]\nSize=16\nType=Fixed\nContext=Actions\n\n"
@@ -130,17 +141,9 @@ static void rules_theme(struct fixture *f)
 		      "[legacy]\nSize=24\nType=Fixed\nContext=Legacy\n\n"
 		      "[64]\nSize=64\nType=Fixed\n\n[128]\nSize=128\nType=Fixed\n",
 		      -1);
-	fixture_png(f, "r/16/d.png", 16);
-	fixture_png(f, "r/48/d.png", 48);
-	fixture_png(f, "r/16/e.png", 16);
-	fixture_png(f, "r/16t/e.png", 16);
+	for (size_t i = 0; i < G_N_ELEMENTS(pngs); i++)
+		fixture_png(f, pngs[i].path, pngs[i].px);
 	fixture_write(f, "r/24/k.svg", fixture_svg(), -1);
-	fixture_png(f, "r/48/k.png", 48);
-	fixture_png(f, "r/legacy/l.png", 24);
-	fixture_png(f, "r/48/l.png", 48);
-	fixture_png(f, "r/48/ab.png", 48);
-	fixture_png(f, "r/64/o.png", 64);
-	fixture_png(f, "r/128/o.png", 128);
 }
 
 static bool picks(struct fixture *f, const char *name, int size,
