@@ -116,33 +116,42 @@ int lookup_name_sizes(struct lookup *l, const char *theme, GHashTable **ret)
 	g_autofree char *json = NULL;
 	g_autoptr(GHashTable) out = g_hash_table_new_full(
 		g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_array_unref);
-	GArray *sizes;
-	long long first = -1;
+	/* name (out's key) → 1 + the chain position its sizes are of */
+	g_autoptr(GHashTable) from = g_hash_table_new(g_str_hash, g_str_equal);
 	int r, rc;
 
-	/* ordered by name, then chain position: a name's first rows are
-	 * those of its theme */
+	/* in no order: ordered, SQLite sorted every (name, directory) pair
+	 * of the chain in memory (18 MB for Papirus) */
 	r = chain_query(l, theme,
 			"SELECT i.name, j.key, s.type, s.size * s.scale FROM json_each(?1) j "
 			"JOIN dir d ON d.theme_id = j.value AND d.kind = ?2 "
 			"JOIN subdir s ON s.theme_id = d.theme_id AND s.path = d.relpath "
-			"JOIN icon i ON i.listing_id = d.listing_id "
-			"ORDER BY i.name, j.key",
+			"JOIN icon i ON i.listing_id = d.listing_id",
 			DIR_KIND_SUBDIR, &json, &q);
 	if (r < 0)
 		return r;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		const char *name = db_column_str(q, 0);
-		long long pos = sqlite3_column_int64(q, 1);
+		gintptr pos = (gintptr)sqlite3_column_int64(q, 1) + 1;
 		int px = sqlite3_column_int(q, 3);
+		char *key = NULL;
+		GArray *sizes = NULL;
+		gintptr had;
 
-		sizes = g_hash_table_lookup(out, name);
-		if (!sizes) {
+		if (g_hash_table_lookup_extended(out, name, (void **)&key,
+						 (void **)&sizes)) {
+			had = GPOINTER_TO_INT(g_hash_table_lookup(from, key));
+			if (pos > had)
+				continue; /* a later theme of the chain */
+			if (pos < had)
+				g_array_set_size(sizes, 0);
+		} else {
+			key = g_strdup(name);
 			sizes = g_array_new(FALSE, FALSE, sizeof(int));
-			g_hash_table_insert(out, g_strdup(name), sizes);
-			first = pos;
+			g_hash_table_insert(out, key, sizes);
 		}
-		if (pos == first && sqlite3_column_int(q, 2) != THEME_DIR_SCALABLE)
+		g_hash_table_insert(from, key, GINT_TO_POINTER(pos));
+		if (sqlite3_column_int(q, 2) != THEME_DIR_SCALABLE)
 			g_array_append_val(sizes, px);
 	}
 	if (rc != SQLITE_DONE)
