@@ -63,6 +63,15 @@ unsigned cli_usage_errors(void)
 	return usage_errors;
 }
 
+const char *cli_shared_db(const struct cli_options *o)
+{
+	if (o->no_shared_db)
+		return NULL;
+	if (o->shared_db)
+		return o->shared_db;
+	return access(CLI_SHARED_DB, F_OK) == 0 ? CLI_SHARED_DB : NULL;
+}
+
 int cli_index(const struct cli_options *o, const char *mountpoint,
 	      unsigned flags, sqlite3 **ret_db, char ***ret_basedirs)
 {
@@ -83,7 +92,7 @@ int cli_index(const struct cli_options *o, const char *mountpoint,
 					    "from it",
 					    *d);
 	}
-	r = index_open(o->db, bases, flags, &db, &st);
+	r = index_open(o->db, cli_shared_db(o), bases, flags, &db, &st);
 	if (r < 0)
 		return r;
 	if (o->theme) {

@@ -45,6 +45,11 @@ struct cli_options {
 	int n_args;
 };
 
+/* The shared layer a mount reads (and a new index starts from, seed.h):
+ * --shared-db, else the system's when it exists; none with
+ * --no-shared-db. */
+const char *cli_shared_db(const struct cli_options *o);
+
 /* Open (creating, checking, migrating) the index and bring it up to date
  * with the base directories (index_open, `flags` enum index_open_flags);
  * with INDEX_PROGRESS a summary line on stdout. `mountpoint` is left out of

@@ -10,17 +10,6 @@
 #include "fs.h"
 #include "log.h"
 
-/* The shared layer a mount reads: --shared-db, else the system's when it
- * exists; none with --no-shared-db. */
-static const char *mount_shared_db(const struct cli_options *o)
-{
-	if (o->no_shared_db)
-		return NULL;
-	if (o->shared_db)
-		return o->shared_db;
-	return access(CLI_SHARED_DB, F_OK) == 0 ? CLI_SHARED_DB : NULL;
-}
-
 /* Where a mount in the background logs when the machine has no journal
  * nor syslog: $XDG_STATE_HOME/iconfs/iconfs.log. */
 static void open_background_log(void)
@@ -71,7 +60,7 @@ int cli_mount(struct cli_options *o)
 	(void)cli_store_synth(db, theme, o->rules);
 	fo = (struct fs_options){
 		.db = o->db,
-		.shared_db = mount_shared_db(o),
+		.shared_db = cli_shared_db(o),
 		.basedirs = bases,
 		.theme = theme,
 		.theme_source = desktop_source_name(source),

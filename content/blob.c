@@ -127,19 +127,11 @@ static int layer_open(const char *path, sqlite3 **ret, const char **ret_why)
 {
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
 	struct blob_layer probe = { 0 };
-	struct stat st;
 	int r;
 
-	if (stat(path, &st) < 0) {
-		*ret_why = "cannot be read";
-		return -errno;
-	}
-	if (!S_ISREG(st.st_mode) ||
-	    (st.st_uid != 0 && st.st_uid != geteuid()) ||
-	    st.st_mode & (S_IWGRP | S_IWOTH)) {
-		*ret_why = "is not a regular file written only by root or you";
-		return -EPERM;
-	}
+	r = db_file_trusted(path, ret_why);
+	if (r < 0)
+		return r;
 	r = db_open_immutable(path, &db);
 	if (r < 0) {
 		*ret_why = r == -EPROTO ? "is from another iconfs version"

@@ -497,7 +497,8 @@ static int db_open_once(const char *path, unsigned flags, sqlite3 **ret)
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
 	int oflags, rc, r;
 
-	oflags = SQLITE_OPEN_NOMUTEX |
+	/* URIs: an immutable layer may be attached (db_attach_immutable) */
+	oflags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI |
 		 (flags & DB_READONLY
 			  ? SQLITE_OPEN_READONLY
 			  : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
@@ -619,14 +620,37 @@ void db_unlink(const char *path, bool main_too)
 	}
 }
 
+static char *immutable_uri(const char *path)
+{
+	g_autofree char *escaped = g_uri_escape_string(path, "/", FALSE);
+
+	return g_strconcat("file:", escaped, "?immutable=1", NULL);
+}
+
+/* Whether schema `name` of `db` is an index of this iconfs's version. */
+static int db_check_version(sqlite3 *db, const char *name)
+{
+	g_autofree char *app_sql =
+		g_strdup_printf("PRAGMA \"%s\".application_id", name);
+	g_autofree char *version_sql =
+		g_strdup_printf("PRAGMA \"%s\".user_version", name);
+	long long app, version;
+	int rc;
+
+	app = db_pragma_int(db, app_sql, &rc);
+	if (rc != SQLITE_OK || app != ICONFS_APPLICATION_ID)
+		return -EBADMSG;
+	version = db_pragma_int(db, version_sql, &rc);
+	if (rc != SQLITE_OK)
+		return -EBADMSG;
+	return version == (long long)schema_migrations_count ? 0 : -EPROTO;
+}
+
 int db_open_immutable(const char *path, sqlite3 **ret)
 {
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
-	g_autofree char *escaped = g_uri_escape_string(path, "/", FALSE);
-	g_autofree char *uri =
-		g_strconcat("file:", escaped, "?immutable=1", NULL);
-	long long app, version;
-	int rc;
+	g_autofree char *uri = immutable_uri(path);
+	int rc, r;
 
 	rc = db_sqlite_open(uri, &db,
 			    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_READONLY |
@@ -634,16 +658,46 @@ int db_open_immutable(const char *path, sqlite3 **ret)
 	if (rc != SQLITE_OK)
 		return db_errno(rc);
 	(void)sqlite3_extended_result_codes(db, 1);
-	app = db_pragma_int(db, "PRAGMA application_id", &rc);
-	if (rc != SQLITE_OK || app != ICONFS_APPLICATION_ID)
-		return -EBADMSG;
-	version = db_pragma_int(db, "PRAGMA user_version", &rc);
-	if (rc != SQLITE_OK)
-		return -EBADMSG;
-	if (version != (long long)schema_migrations_count)
-		return -EPROTO;
+	r = db_check_version(db, "main");
+	if (r < 0)
+		return r;
 	if (db_exec(db, "PRAGMA query_only = 1") < 0)
 		return -EBADMSG;
 	*ret = TAKE_PTR(db);
+	return 0;
+}
+
+int db_attach_immutable(sqlite3 *db, const char *path, const char *name)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	g_autofree char *uri = immutable_uri(path);
+	g_autofree char *detach = g_strdup_printf("DETACH \"%s\"", name);
+	int r;
+
+	r = db_query(db, &q, "ATTACH ?1 AS ?2", "tt", uri, name);
+	if (r < 0)
+		return r;
+	if (sqlite3_step(q) != SQLITE_DONE)
+		return -EBADMSG;
+	r = db_check_version(db, name);
+	if (r < 0)
+		(void)db_exec(db, detach);
+	return r;
+}
+
+int db_file_trusted(const char *path, const char **ret_why)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0) {
+		*ret_why = "cannot be read";
+		return -errno;
+	}
+	if (!S_ISREG(st.st_mode) ||
+	    (st.st_uid != 0 && st.st_uid != geteuid()) ||
+	    st.st_mode & (S_IWGRP | S_IWOTH)) {
+		*ret_why = "is not a regular file written only by root or you";
+		return -EPERM;
+	}
 	return 0;
 }

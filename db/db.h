@@ -36,6 +36,16 @@ int db_open(const char *path, unsigned flags, sqlite3 **ret);
  * locked, never migrated. */
 int db_open_immutable(const char *path, sqlite3 **ret);
 
+/* Whether the file at `path` may be read as the machine's layer: a regular
+ * file that only root or this user can write. 0, or -errno with *ret_why
+ * saying why not ("cannot be read", ...). */
+int db_file_trusted(const char *path, const char **ret_why);
+
+/* The index at `path` attached to `db` as schema `name`, read-only and
+ * immutable, as db_open_immutable() opens one: -EBADMSG when it is not an
+ * iconfs index, -EPROTO when its schema is not this iconfs's. */
+int db_attach_immutable(sqlite3 *db, const char *path, const char *name);
+
 /* Remove the WAL and shared-memory files of the index at `path`, and with
  * `main_too` the file itself. */
 void db_unlink(const char *path, bool main_too);

@@ -5,9 +5,10 @@
 #include "db.h"
 #include "index.h"
 #include "log.h"
+#include "seed.h"
 
-int index_open(const char *path, char *const *basedirs, unsigned flags,
-	       sqlite3 **ret_db, struct scan_stats *ret_stats)
+int index_open(const char *path, const char *layer, char *const *basedirs,
+	       unsigned flags, sqlite3 **ret_db, struct scan_stats *ret_stats)
 {
 	bool progress = flags & INDEX_PROGRESS;
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
@@ -17,6 +18,7 @@ int index_open(const char *path, char *const *basedirs, unsigned flags,
 	r = db_open(path, flags & INDEX_CHECK ? DB_CHECK : 0, &db);
 	if (r < 0)
 		return r;
+	(void)seed_from_layer(db, layer, basedirs);
 	r = scan_refresh(
 		db, basedirs,
 		(progress ? SCAN_COUNT : 0) |

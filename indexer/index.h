@@ -1,7 +1,8 @@
 /* The index as its users outside indexer/ see it: opening it for a command
  * (create, check, migrate, refresh from the base directories), the enums
  * its rows use (rows.h), and the few read-only queries that the mount and
- * `iconfs status` need. Rows are written only by scan.c. */
+ * `iconfs status` need. Rows are written only by scan.c (and copied from
+ * the machine's index into a new one by seed.c). */
 #pragma once
 
 #include <glib.h>
@@ -19,10 +20,11 @@ enum index_open_flags {
 };
 
 /* Open (creating, checking, migrating) the index at `path` and bring it up
- * to date with `basedirs`. *ret_stats (may be NULL) says what the refresh
- * did. */
-int index_open(const char *path, char *const *basedirs, unsigned flags,
-	       sqlite3 **ret_db, struct scan_stats *ret_stats);
+ * to date with `basedirs`; a new one starts as a copy of the machine's in
+ * the shared layer at `layer` (may be NULL; seed.h). *ret_stats (may be
+ * NULL) says what the refresh did. */
+int index_open(const char *path, const char *layer, char *const *basedirs,
+	       unsigned flags, sqlite3 **ret_db, struct scan_stats *ret_stats);
 
 struct index_stats {
 	long long themes, dirs, icons;

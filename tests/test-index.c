@@ -21,7 +21,7 @@ static int open_index(struct fixture *f, unsigned flags, struct scan_stats *st)
 	if (f->db)
 		sqlite3_close(f->db);
 	f->db = NULL;
-	return index_open(f->db_path, f->bases, flags, &f->db, st);
+	return index_open(f->db_path, NULL, f->bases, flags, &f->db, st);
 }
 
 TEST(open_and_refresh)

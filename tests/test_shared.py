@@ -6,7 +6,9 @@ render, byte for byte what a private render gives; a source changed after
 the layer was built is rendered fresh (the stale shared blob is never
 served); a mount leaves the layer's bytes as they were; a corrupt, foreign,
 other-version, writable-by-others or unopenable layer is ignored with a log
-line, and the mount renders as without one."""
+line, and the mount renders as without one. A first login's index starts
+as a copy of the layer's index, the same as one read from the directories
+(but not from a layer that cannot be used)."""
 import hashlib
 import os
 import shutil
@@ -39,6 +41,16 @@ def fresh_user(tmp, name, bases):
     os.makedirs(os.path.dirname(db))
     run("index", "--db", db, "--icon-dirs", bases, check_rc=0)
     return db
+
+
+def index_rows(db):
+    """What an index says of the directories, whatever its ids."""
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as c:
+        return (sorted(c.execute("SELECT d.path, i.name, i.ext FROM icon i "
+                                 "JOIN dir d ON d.listing_id = i.listing_id")),
+                sorted(c.execute("SELECT path, kind, relpath, ino, mtime_ns FROM dir")),
+                sorted(c.execute("SELECT name, index_path, valid, inherits FROM theme")),
+                list(c.execute("SELECT path FROM basedir ORDER BY pos")))
 
 
 def daemon_log():
@@ -92,6 +104,20 @@ with tempfile.TemporaryDirectory() as tmp:
     check_eq(digest(layer), before, "the layer's bytes are unchanged by a mount")
     status = run("status", "--db", db, "--shared-db", layer, check_rc=1).stdout  # 1: not mounted
     check(f"shared layer     {layer}: {in_layer} PNGs" in status, f"iconfs status shows the layer: {status}")
+
+    # a first login (no index yet): the user's index starts as a copy of
+    # the layer's, the same as one read from the directories (alice's)
+    first = os.path.join(tmp, "dave", "index.sqlite")
+    os.makedirs(os.path.dirname(first))
+    with mounted(first, bases, theme="fix", extra=("--shared-db", layer)) as mnt:
+        seeded = read_all(mnt, files)
+        check("the index starts from the machine's" in daemon_log(),
+              "a first login's index starts from the layer's")
+        check_eq(counters(mnt)["renders"], 0, "and renders nothing")
+    check(seeded == shared, "the same icons")
+    rows = index_rows(first)
+    check(len(rows[0]) > 50000, f"the layer's icons are in it ({len(rows[0])} rows)")
+    check(rows == index_rows(db), "the same index as one read from the directories")
 
     # the same icons rendered privately: the same bytes
     db = fresh_user(tmp, "bob", bases)
@@ -149,5 +175,15 @@ with tempfile.TemporaryDirectory() as tmp:
                   f"{why} layer: one log line says it is ignored: {log!r}")
         check(got["icons/fix/48x48/sq-01.png"] == shared["icons/fix/48x48/sq-01.png"],
               f"{why} layer: the same bytes")
+    # nor does a first login start from such a layer's index
+    for why in ["another version", "writable by others"]:
+        first = os.path.join(tmp, "first-" + why.replace(" ", "-"), "index.sqlite")
+        os.makedirs(os.path.dirname(first))
+        with mounted(first, bases, theme="fix", extra=("--shared-db", bad[why])) as mnt:
+            log = daemon_log()
+            check(f"the machine's index in '{bad[why]}'" in log and
+                  "indexing every directory" in log and "starts from" not in log,
+                  f"{why} layer: a first login reads every directory, and says so: {log!r}")
+        check(index_rows(first) == index_rows(db), f"{why} layer: the same index")
 
 finish()
