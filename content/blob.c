@@ -14,6 +14,9 @@
 
 /* Who judged a failure: a newer iconfs may decode what this one cannot. */
 #define BLOB_JUDGE ICONFS_VERSION
+/* Sources hashed to stand in for their inode at most this big (the render
+ * workers take no bigger ones either). */
+#define BLOB_HASH_MAX (16LL * 1024 * 1024)
 
 static uint32_t crc_add(uint32_t crc, const void *p, size_t n)
 {
@@ -41,10 +44,42 @@ static uint32_t head_crc(const struct blob_key *k, int status,
 	c = crc_add_i64(c, k->ino);
 	c = crc_add_i64(c, k->size);
 	c = crc_add_i64(c, k->mtime_ns);
+	/* rows of schema 007 and before have no hash, and their checksum
+	 * none either */
+	if (k->hash)
+		c = crc_add_i64(c, k->hash);
 	c = crc_add_i64(c, status);
 	c = crc_add(c, judged, strlen(judged) + 1);
 	c = crc_add_i64(c, bytes);
 	return crc_add_i64(c, data_crc);
+}
+
+long long blob_source_hash(const void *data, size_t len)
+{
+	g_autoptr(GChecksum) sum = g_checksum_new(G_CHECKSUM_SHA256);
+	uint8_t digest[32];
+	gsize n = sizeof(digest);
+	unsigned long long h = 0;
+
+	g_checksum_update(sum, data, (gssize)len);
+	g_checksum_get_digest(sum, digest, &n);
+	for (int i = 0; i < 8; i++)
+		h = h << 8 | digest[i];
+	return h ? (long long)h : 1;
+}
+
+/* The hash of the file open as `fd`, of `size` bytes; 0 when it cannot be
+ * read whole. */
+static long long fd_source_hash(int fd, long long size)
+{
+	_cleanup_free_ void *data = NULL;
+	ssize_t n;
+
+	if (fd < 0 || size < 0 || size > BLOB_HASH_MAX ||
+	    !(data = malloc(size ? (size_t)size : 1)))
+		return 0;
+	n = pread(fd, data, (size_t)size, 0);
+	return n == size ? blob_source_hash(data, (size_t)n) : 0;
 }
 
 static uint32_t data_crc(const void *data, size_t len)
@@ -69,6 +104,7 @@ enum {
 	COL_HEAD_CRC,
 	COL_USED,
 	COL_LENGTH,
+	COL_HASH,
 	COL_DATA,
 };
 
@@ -82,7 +118,7 @@ static int blob_bad(const struct blob_key *k, const char *why)
 
 #define BLOB_HEAD_COLUMNS                                                 \
 	"SELECT src_ino, src_size, src_mtime_ns, status, judged, bytes, " \
-	"data_crc, head_crc, used, length(data)"
+	"data_crc, head_crc, used, length(data), src_hash"
 #define BLOB_WHERE " FROM blob WHERE source = ?1 AND px = ?2"
 
 /* One table's prepared reads: the user's own, or the shared layer's. */
@@ -201,9 +237,35 @@ struct blob_reader *blob_reader_free(struct blob_reader *b)
 	return NULL;
 }
 
-static int layer_get(struct blob_layer *l, const struct blob_key *k,
+/* Whether row `s` is of the source's stamp in `k`: the same inode, size
+ * and mtime; in the shared layer also the same size and mtime with
+ * another inode, where the source's bytes (`fd`) hash as the row says.
+ * *ret_row_key gets the key the row's checksum was taken over. */
+static bool row_fresh(const struct blob_layer *l, sqlite3_stmt *s,
+		      const struct blob_key *k, int fd,
+		      struct blob_key *ret_row_key)
+{
+	long long hash = sqlite3_column_int64(s, COL_HASH);
+
+	*ret_row_key = *k;
+	ret_row_key->hash = hash;
+	if (sqlite3_column_int64(s, COL_SIZE) != k->size ||
+	    sqlite3_column_int64(s, COL_MTIME) != k->mtime_ns)
+		return false;
+	if (sqlite3_column_int64(s, COL_INO) == k->ino)
+		return true;
+	/* the same files copied elsewhere: rsync -a and cp -a keep size
+	 * and mtime, not the inode */
+	if (!l->shared || hash == 0 || fd_source_hash(fd, k->size) != hash)
+		return false;
+	ret_row_key->ino = sqlite3_column_int64(s, COL_INO);
+	return true;
+}
+
+static int layer_get(struct blob_layer *l, const struct blob_key *k, int fd,
 		     void **ret_data, size_t *ret_len, long long *ret_used)
 {
+	struct blob_key row;
 	/* length() of a blob comes from the record header: the data itself
 	 * is read only when asked for. The reset at return ends the read
 	 * transaction. */
@@ -228,9 +290,7 @@ static int layer_get(struct blob_layer *l, const struct blob_key *k,
 	}
 	if (rc != SQLITE_ROW)
 		return db_log_error(l->db, rc, "cannot read rendered icon");
-	if (sqlite3_column_int64(s, COL_INO) != k->ino ||
-	    sqlite3_column_int64(s, COL_SIZE) != k->size ||
-	    sqlite3_column_int64(s, COL_MTIME) != k->mtime_ns)
+	if (!row_fresh(l, s, k, fd, &row))
 		return -ENOENT; /* stale: the source changed */
 
 	status = sqlite3_column_int(s, COL_STATUS);
@@ -238,7 +298,7 @@ static int layer_get(struct blob_layer *l, const struct blob_key *k,
 	bytes = sqlite3_column_int64(s, COL_BYTES);
 	dcrc = (uint32_t)sqlite3_column_int64(s, COL_DATA_CRC);
 	if ((uint32_t)sqlite3_column_int64(s, COL_HEAD_CRC) !=
-	    head_crc(k, status, judged, bytes, dcrc))
+	    head_crc(&row, status, judged, bytes, dcrc))
 		return blob_bad(k, "head checksum");
 	if (status != 0)
 		return streq(judged, BLOB_JUDGE) ? -EIO : -ENOENT;
@@ -263,14 +323,14 @@ static int layer_get(struct blob_layer *l, const struct blob_key *k,
 	return 0;
 }
 
-int blob_get(struct blob_reader *b, const struct blob_key *k, void **ret_data,
-	     size_t *ret_len, long long *ret_used)
+int blob_get(struct blob_reader *b, const struct blob_key *k, int fd,
+	     void **ret_data, size_t *ret_len, long long *ret_used)
 {
-	int r = layer_get(&b->own, k, ret_data, ret_len, ret_used);
+	int r = layer_get(&b->own, k, fd, ret_data, ret_len, ret_used);
 
 	if (r != -ENOENT || !b->below.db)
 		return r;
-	r = layer_get(&b->below, k, ret_data, ret_len, NULL);
+	r = layer_get(&b->below, k, fd, ret_data, ret_len, NULL);
 	return r == 0 ? BLOB_FROM_SHARED : r;
 }
 
@@ -300,8 +360,9 @@ int blob_put(sqlite3 *db, const struct blob_key *k, int status,
 	r = db_prepare(db,
 		       "INSERT OR REPLACE INTO blob(source, px, src_ino, "
 		       "src_size, src_mtime_ns, status, judged, bytes, "
-		       "data_crc, head_crc, used, data) VALUES (?1, ?2, ?3, "
-		       "?4, ?5, ?6, ?7, ?8, ?9, ?10, unixepoch(), ?11)",
+		       "data_crc, head_crc, used, data, src_hash) VALUES (?1, "
+		       "?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, unixepoch(), ?11, "
+		       "?12)",
 		       &s);
 	if (r < 0)
 		return r;
@@ -318,6 +379,7 @@ int blob_put(sqlite3 *db, const struct blob_key *k, int status,
 		sqlite3_bind_blob(s, 11, data, (int)len, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(s, 11);
+	sqlite3_bind_int64(s, 12, k->hash);
 	rc = sqlite3_step(s);
 	if (rc != SQLITE_DONE)
 		return db_errno(rc);
@@ -401,8 +463,8 @@ int blob_foreach_source(sqlite3 *db,
 	int rc, r;
 
 	r = db_prepare(db,
-		       "SELECT source, src_ino, src_size, src_mtime_ns "
-		       "FROM blob GROUP BY source",
+		       "SELECT source, src_ino, src_size, src_mtime_ns, "
+		       "src_hash FROM blob GROUP BY source",
 		       &q);
 	if (r < 0)
 		return r;
@@ -412,6 +474,7 @@ int blob_foreach_source(sqlite3 *db,
 			.ino = sqlite3_column_int64(q, 1),
 			.size = sqlite3_column_int64(q, 2),
 			.mtime_ns = sqlite3_column_int64(q, 3),
+			.hash = sqlite3_column_int64(q, 4),
 		};
 		fn(&k, userdata);
 	}
@@ -449,11 +512,13 @@ struct stale {
 static void note_stale(const struct blob_key *k, void *userdata)
 {
 	struct stale *s = userdata;
+	_cleanup_close_ int fd = open(k->source, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 
-	if (stat(k->source, &st) < 0 || (long long)st.st_ino != k->ino ||
-	    (long long)st.st_size != k->size ||
-	    timespec_ns(st.st_mtim) != k->mtime_ns)
+	if (fd < 0 || fstat(fd, &st) < 0 || (long long)st.st_size != k->size ||
+	    timespec_ns(st.st_mtim) != k->mtime_ns ||
+	    ((long long)st.st_ino != k->ino &&
+	     (k->hash == 0 || fd_source_hash(fd, k->size) != k->hash)))
 		g_ptr_array_add(s->sources, g_strdup(k->source));
 }
 

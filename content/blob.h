@@ -1,6 +1,8 @@
 /* The rendered-blob table, and the only code with SQL for it: exact-size
  * PNGs keyed by the source's real path and pixel size, valid while the
- * source's stamp (inode, size, mtime) is unchanged. Every row carries
+ * source's stamp (inode, size, mtime) is unchanged; in the shared layer,
+ * also where only the inode changed and the source's bytes hash as they
+ * did (the same files copied to another machine: schema 008). Every row carries
  * checksums over its key, stamp, length and data (schema 003): a row that
  * fails them is treated as missing, never served. A failure is stored only
  * as a verdict on the source, stamped with the iconfs version that gave it.
@@ -20,7 +22,11 @@ struct blob_key {
 	const char *source; /* real path */
 	unsigned px;
 	long long ino, size, mtime_ns;
+	long long hash; /* of the source's bytes (blob_source_hash), or 0 */
 };
+
+/* The hash a row keeps of its source's bytes: never 0. */
+long long blob_source_hash(const void *data, size_t len);
 
 /* "PX:SOURCE": a render's name in the tables of renders under way and
  * queued (g_free). */
@@ -61,9 +67,11 @@ int blob_layer_seal(const char *path);
  * (length, stamps, checksums), never the data. *ret_used (may be NULL)
  * gets the user's row's last use. -ENOENT when there is none, it is stale,
  * it fails its checks (logged) or is a failure judged by another version;
- * -EIO for a failure this version judged. */
-int blob_get(struct blob_reader *b, const struct blob_key *k, void **ret_data,
-	     size_t *ret_len, long long *ret_used);
+ * -EIO for a failure this version judged. `fd`, the source opened (or -1),
+ * lets a layer's render whose source has another inode but the same
+ * size, mtime and bytes be taken. */
+int blob_get(struct blob_reader *b, const struct blob_key *k, int fd,
+	     void **ret_data, size_t *ret_len, long long *ret_used);
 
 /* Store a render (status 0, data) or a verdict (status > 0, an errno),
  * replacing any row of the key. *ret_delta: the change of the table's

@@ -231,9 +231,10 @@ static int read_fd(int fd, size_t size, void **ret)
 /* A stored or queued render: 0 (with the bytes when ret_data is not NULL),
  * -EIO for a verdict on the source, -ENOENT when there is none. A read
  * (the bytes wanted) is noted as a use when the stored one is old or only
- * answered stats so far; a stat is not. */
+ * answered stats so far; a stat is not. `fd`: the source, or -1 (blob_get).
+ */
 static int content_stored(struct content *c, struct blob_reader *b,
-			  const struct blob_key *k, void **ret_data,
+			  const struct blob_key *k, int fd, void **ret_data,
 			  size_t *ret_len)
 {
 	long long used = 0;
@@ -242,7 +243,7 @@ static int content_stored(struct content *c, struct blob_reader *b,
 	r = store_get_pending(c->store, k, ret_data, ret_len);
 	if (r != -ENOENT)
 		return r;
-	r = blob_get(b, k, ret_data, ret_len, &used);
+	r = blob_get(b, k, fd, ret_data, ret_len, &used);
 	if (r == BLOB_FROM_SHARED) {
 		atomic_fetch_add(&c->counters.shared_hits, 1);
 		return 0;
@@ -370,7 +371,16 @@ static int content_render_now(struct content *c, int fd,
 		return -EIO;
 	}
 	retry_note(c, key, false);
-	store_put(c->store, k, 0, png, png_len, c->stat_tier && !ret_data);
+	/* the source's bytes, hashed: the render travels with them (blob.h) */
+	store_put(c->store,
+		  &(struct blob_key){ .source = k->source,
+				      .px = k->px,
+				      .ino = k->ino,
+				      .size = k->size,
+				      .mtime_ns = k->mtime_ns,
+				      .hash = blob_source_hash(src,
+							       (size_t)k->size) },
+		  0, png, png_len, c->stat_tier && !ret_data);
 	*ret_len = png_len;
 	if (ret_data)
 		*ret_data = TAKE_PTR(png);
@@ -393,7 +403,7 @@ static int content_render(struct content *c, struct blob_reader *b, int fd,
 	for (int looks = 1;; looks++) {
 		unsigned long long finished = atomic_load(&c->finished);
 
-		r = content_stored(c, b, k, ret_data, ret_len);
+		r = content_stored(c, b, k, fd, ret_data, ret_len);
 		if (r != -ENOENT) {
 			if (r == 0)
 				atomic_fetch_add(&c->counters.blob_hits, 1);
@@ -513,7 +523,7 @@ int content_load(struct content *c, struct blob_reader *b,
 	 * a change of the source invalidates the node before a read could
 	 * see other bytes, and these match the size the kernel was given. */
 	if (ic->stored.source) {
-		r = content_stored(c, b, &ic->stored, ret_data, ret_len);
+		r = content_stored(c, b, &ic->stored, -1, ret_data, ret_len);
 		if (r == 0)
 			atomic_fetch_add(&c->counters.blob_hits, 1);
 		if (r != -ENOENT)

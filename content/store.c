@@ -118,6 +118,7 @@ void store_put(struct store *s, const struct blob_key *k, int status,
 	op->key.ino = k->ino;
 	op->key.size = k->size;
 	op->key.mtime_ns = k->mtime_ns;
+	op->key.hash = k->hash;
 	op->status = status;
 	op->stat_only = stat_only;
 	if (status == 0) {

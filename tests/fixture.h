@@ -118,11 +118,13 @@ static inline int fixture_index(struct fixture *f)
 static inline int fixture_downgrade(struct fixture *f, int version)
 {
 	g_autofree char *sql = g_strdup_printf(
-		"ALTER TABLE theme DROP COLUMN kde_keys;"
-		"ALTER TABLE subdir DROP COLUMN context;"
-		"PRAGMA user_version = %d",
+		"%s%sPRAGMA user_version = %d",
+		version < 8 ? "ALTER TABLE blob DROP COLUMN src_hash;" : "",
+		version < 7 ? "ALTER TABLE theme DROP COLUMN kde_keys;"
+			      "ALTER TABLE subdir DROP COLUMN context;"
+			    : "",
 		version);
-	int r = version < 7 ? db_exec(f->db, sql) : 0;
+	int r = db_exec(f->db, sql);
 
 	lookup_free(f->l);
 	sqlite3_close(f->db);

@@ -55,21 +55,21 @@ TEST(stamps)
 	size_t len = 0;
 
 	ASSERT_TRUE(db);
-	ASSERT_EQ_INT(blob_get(reader(db), &k, NULL, &len, NULL), -ENOENT);
+	ASSERT_EQ_INT(blob_get(reader(db), &k, -1, NULL, &len, NULL), -ENOENT);
 	ASSERT_EQ_INT(blob_put(db, &k, 0, "png!", 4, NULL), 0);
-	ASSERT_EQ_INT(blob_get(reader(db), &k, &data, &len, NULL), 0);
+	ASSERT_EQ_INT(blob_get(reader(db), &k, -1, &data, &len, NULL), 0);
 	ASSERT_EQ_INT(len, 4);
 	ASSERT_TRUE(memcmp(data, "png!", 4) == 0);
 	free(data);
 	k.mtime_ns = 6; /* the source changed */
-	ASSERT_EQ_INT(blob_get(reader(db), &k, NULL, &len, NULL), -ENOENT);
+	ASSERT_EQ_INT(blob_get(reader(db), &k, -1, NULL, &len, NULL), -ENOENT);
 	ASSERT_EQ_INT(blob_put(db, &k, EINVAL, NULL, 0, NULL), 0);
-	ASSERT_EQ_INT(blob_get(reader(db), &k, NULL, &len, NULL), -EIO);
+	ASSERT_EQ_INT(blob_get(reader(db), &k, -1, NULL, &len, NULL), -EIO);
 	k.size = 101; /* changed again: the failure is forgotten */
-	ASSERT_EQ_INT(blob_get(reader(db), &k, NULL, &len, NULL), -ENOENT);
+	ASSERT_EQ_INT(blob_get(reader(db), &k, -1, NULL, &len, NULL), -ENOENT);
 	ASSERT_EQ_INT(blob_drop_source(db, "/x/a.svg"), 0);
 	k.size = 100;
-	ASSERT_EQ_INT(blob_get(reader(db), &k, NULL, &len, NULL), -ENOENT);
+	ASSERT_EQ_INT(blob_get(reader(db), &k, -1, NULL, &len, NULL), -ENOENT);
 	close_db(db);
 }
 
@@ -81,12 +81,12 @@ TEST(verdict_of_another_version)
 
 	ASSERT_TRUE(db);
 	ASSERT_EQ_INT(blob_put(db, &k, EINVAL, NULL, 0, NULL), 0);
-	ASSERT_EQ_INT(blob_get(reader(db), &k, NULL, &len, NULL), -EIO);
+	ASSERT_EQ_INT(blob_get(reader(db), &k, -1, NULL, &len, NULL), -EIO);
 	/* as if an older iconfs had judged it (checksum made to match by
 	 * storing it again is not possible from SQL: the row is a miss
 	 * either way, never a failure) */
 	ASSERT_EQ_INT(db_exec(db, "UPDATE blob SET judged = '0.0.1'"), 0);
-	ASSERT_EQ_INT(blob_get(reader(db), &k, NULL, &len, NULL), -ENOENT);
+	ASSERT_EQ_INT(blob_get(reader(db), &k, -1, NULL, &len, NULL), -ENOENT);
 	close_db(db);
 }
 
@@ -121,11 +121,11 @@ TEST(corrupt_rows)
 		int r;
 
 		ASSERT_EQ_INT(blob_put(db, &k, 0, png, sizeof(png), NULL), 0);
-		ASSERT_EQ_INT(blob_get(reader(db), &k, NULL, &len, NULL), 0);
+		ASSERT_EQ_INT(blob_get(reader(db), &k, -1, NULL, &len, NULL), 0);
 		ASSERT_EQ_INT(db_exec(db, damage[i]), 0);
 		/* a row moved to another size is asked for at that size */
 		k.px = strstr(damage[i], "px =") ? 32 : 48;
-		r = blob_get(reader(db), &k, &data, &len, NULL);
+		r = blob_get(reader(db), &k, -1, &data, &len, NULL);
 		k.px = 48;
 		if (r != -ENOENT)
 			printf("# damage %zu: %s\n", i, damage[i]);
@@ -159,9 +159,9 @@ TEST(budget)
 	{
 		struct blob_key oldest = { "/x/000.svg", 16, 0, 1, 1 };
 		struct blob_key kept = { "/x/045.svg", 16, 45, 1, 1 };
-		ASSERT_EQ_INT(blob_get(reader(db), &oldest, NULL, &len, NULL),
+		ASSERT_EQ_INT(blob_get(reader(db), &oldest, -1, NULL, &len, NULL),
 			      -ENOENT);
-		ASSERT_EQ_INT(blob_get(reader(db), &kept, NULL, &len, NULL), 0);
+		ASSERT_EQ_INT(blob_get(reader(db), &kept, -1, NULL, &len, NULL), 0);
 	}
 	/* at most max_rows go in one call */
 	ASSERT_EQ_INT(blob_evict(db, 1000000, 5), 5000);
@@ -201,17 +201,17 @@ TEST(store_under_lock)
 	free(data);
 	data = NULL;
 	ASSERT_EQ_INT(store_sync(s, 600), -ETIMEDOUT);
-	ASSERT_EQ_INT(blob_get(reader(db), &k, NULL, &len, NULL), -ENOENT);
+	ASSERT_EQ_INT(blob_get(reader(db), &k, -1, NULL, &len, NULL), -ENOENT);
 	ASSERT_EQ_INT(db_exec(other, "COMMIT"), 0);
 	ASSERT_EQ_INT(store_sync(s, 5000), 0);
 	ASSERT_EQ_INT(store_get_pending(s, &k, NULL, &len), -ENOENT);
-	ASSERT_EQ_INT(blob_get(reader(db), &k, &data, &len, NULL), 0);
+	ASSERT_EQ_INT(blob_get(reader(db), &k, -1, &data, &len, NULL), 0);
 	ASSERT_TRUE(len == 6 && memcmp(data, "queued", 6) == 0);
 	free(data);
 	/* a drop goes through the writer too */
 	store_drop_source(s, "/x/d.svg");
 	ASSERT_EQ_INT(store_sync(s, 5000), 0);
-	ASSERT_EQ_INT(blob_get(reader(db), &k, NULL, &len, NULL), -ENOENT);
+	ASSERT_EQ_INT(blob_get(reader(db), &k, -1, NULL, &len, NULL), -ENOENT);
 	ASSERT_EQ_INT(store_errors(s), 0);
 	store_free(s);
 	sqlite3_close(other);
@@ -278,7 +278,7 @@ TEST(store_stat_tier)
 
 		snprintf(path, sizeof(path), "/x/%03d.svg", i);
 		if (read)
-			ASSERT_EQ_INT(blob_get(reader(db), &k, NULL, &len, NULL),
+			ASSERT_EQ_INT(blob_get(reader(db), &k, -1, NULL, &len, NULL),
 				      0);
 	}
 	ASSERT_TRUE(blob_total(db) <= 60000);
@@ -314,9 +314,9 @@ TEST(store_pending_read)
 	ASSERT_EQ_INT(store_get_pending(s, &statted, NULL, &len), 0);
 	ASSERT_EQ_INT(db_exec(other, "COMMIT"), 0);
 	ASSERT_EQ_INT(store_sync(s, 5000), 0);
-	ASSERT_EQ_INT(blob_get(reader(db), &read, NULL, &len, &used), 0);
+	ASSERT_EQ_INT(blob_get(reader(db), &read, -1, NULL, &len, &used), 0);
 	ASSERT_TRUE(used > (long long)time(NULL) - 60);
-	ASSERT_EQ_INT(blob_get(reader(db), &statted, NULL, &len, &used), 0);
+	ASSERT_EQ_INT(blob_get(reader(db), &statted, -1, NULL, &len, &used), 0);
 	ASSERT_TRUE(used < (long long)time(NULL) - BLOB_STAT_TIER / 2);
 	ASSERT_EQ_INT(store_errors(s), 0);
 	store_free(s);

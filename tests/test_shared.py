@@ -8,12 +8,14 @@ served); a mount leaves the layer's bytes as they were; a corrupt, foreign,
 other-version, writable-by-others or unopenable layer is ignored with a log
 line, and the mount renders as without one. A first login's index starts
 as a copy of the layer's index, the same as one read from the directories
-(but not from a layer that cannot be used)."""
+(but not from a layer that cannot be used). The layer travels: the same
+files copied with `cp -a` (other inodes) serve from it with no render."""
 import hashlib
 import os
 import shutil
 import sqlite3
 import stat
+import subprocess
 import tempfile
 
 from common import (REAL_BASES, check, check_eq, counters, finish, mounted, need_theme,
@@ -185,5 +187,34 @@ with tempfile.TemporaryDirectory() as tmp:
                   "indexing every directory" in log and "starts from" not in log,
                   f"{why} layer: a first login reads every directory, and says so: {log!r}")
         check(index_rows(first) == index_rows(db), f"{why} layer: the same index")
+
+    # The layer travels: the same files copied file by file (cp -a and
+    # rsync -a keep size and mtime, not inodes) still serve from it with
+    # no render; a file of other bytes with the same size and mtime does not.
+    old_ino = os.stat(os.path.join(d, "sq-01.svg")).st_ino
+    os.rename(d, d + ".orig")
+    subprocess.run(["cp", "-a", d + ".orig", d], check=True)
+    shutil.rmtree(d + ".orig")
+    check(os.stat(os.path.join(d, "sq-01.svg")).st_ino != old_ino, "the copies have other inodes")
+    other = os.path.join(d, "sq-02.svg")
+    st = os.stat(other)
+    with open(other) as f:
+        text = f.read()
+    with open(other, "w") as f:
+        f.write(text.replace('height="6"', 'height="7"'))
+    os.utime(other, ns=(st.st_atime_ns, st.st_mtime_ns))
+    check_eq(os.stat(other).st_size, st.st_size, "other bytes, the same size and mtime")
+    copied = [f"icons/fix/48x48/sq-{i:02d}.png" for i in range(1, N_SQUARES)]
+    db = fresh_user(tmp, "erin", bases)
+    with mounted(db, bases, theme="fix", extra=("--shared-db", layer)) as mnt:
+        got = read_all(mnt, copied)
+        c = counters(mnt)
+        check_eq(c["renders"], 1, "after cp -a only the file of other bytes is rendered")
+        check_eq(c["shared_hits"] >= N_SQUARES - 2, True,
+                 f"the others come from the layer ({c['shared_hits']} hits)")
+    check(all(got[p] == shared[p] for p in copied if "sq-02" not in p),
+          "the same bytes as before the copy")
+    check(got["icons/fix/48x48/sq-02.png"] != shared["icons/fix/48x48/sq-02.png"],
+          "the file of other bytes shows them")
 
 finish()
