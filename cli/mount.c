@@ -9,6 +9,8 @@
 #include "desktop.h"
 #include "fs.h"
 #include "log.h"
+#include "macro.h"
+#include "owner.h"
 
 /* Where a mount in the background logs when the machine has no journal
  * nor syslog: $XDG_STATE_HOME/iconfs/iconfs.log. */
@@ -24,6 +26,7 @@ static void open_background_log(void)
 
 int cli_mount(struct cli_options *o)
 {
+	_cleanup_close_ int lock_fd = -1; /* released last */
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
 	g_autofree char *mnt = cli_mountpoint(o);
 	g_autofree char *theme = NULL;
@@ -47,6 +50,11 @@ int cli_mount(struct cli_options *o)
 	}
 	if (o->db_why)
 		log_info("%s", o->db_why);
+	/* one daemon per index, from before the index is touched */
+	if (owner_take(o->db, mnt, &lock_fd) < 0) {
+		daemon_ready(&ready_fd, 1);
+		return 1;
+	}
 	theme = desktop_theme(o->theme, &source);
 	/* the index is opened, checked, migrated and refreshed once, here */
 	if (cli_index(o, mnt,

@@ -33,17 +33,36 @@ USER = "iconfs-test"
 _channel = None  # the child's end of the line to its root parent
 
 
-def _user():
+def _user(name=USER):
     try:
-        return pwd.getpwnam(USER)
+        return pwd.getpwnam(name)
     except KeyError:
         pass
     # a system user with a home of its own; two tests making it at once
     # both end with the same user
     subprocess.run(["useradd", "--system", "--create-home", "--home-dir",
-                    f"/var/lib/{USER}", "--shell", "/bin/sh", USER],
+                    f"/var/lib/{name}", "--shell", "/bin/sh", name],
                    capture_output=True)
-    return pwd.getpwnam(USER)
+    return pwd.getpwnam(name)
+
+
+def other_user(name):
+    """User `name` made as USER is (root only), with its runtime directory:
+    for tests of many users at once (many_users.py)."""
+    pw = _user(name)
+    return pw, _prepare(pw)
+
+
+def become(pw, run):
+    """This process (a fresh child of root) goes on as `pw`'s user for
+    good, with its HOME and XDG_RUNTIME_DIR `run` and nothing of root's
+    XDG settings."""
+    _become(pw)
+    for k in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
+              "DBUS_SESSION_BUS_ADDRESS", "SUDO_USER", "SUDO_UID", "SUDO_GID"):
+        os.environ.pop(k, None)
+    os.environ.update(HOME=pw.pw_dir, USER=pw.pw_name, LOGNAME=pw.pw_name,
+                      XDG_RUNTIME_DIR=run)
 
 
 def _prepare(pw):
@@ -206,11 +225,7 @@ def drop(writable=()):
         _serve(parent_end, pid)
     parent_end.close()
     _channel = child_end.makefile("rwb", buffering=0)
-    _become(pw)
-    for k in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME",
-              "DBUS_SESSION_BUS_ADDRESS", "SUDO_USER", "SUDO_UID", "SUDO_GID"):
-        os.environ.pop(k, None)
-    os.environ.update(HOME=pw.pw_dir, USER=USER, LOGNAME=USER, XDG_RUNTIME_DIR=run)
+    become(pw, run)
 
 
 def as_root(*argv):

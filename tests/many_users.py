@@ -1,0 +1,104 @@
+"""Many users' first logins at once, each a user of its own (made as
+asuser.py makes its one user), on one machine with its shared layer: every
+user's `iconfs mount` starts together with no index of its own yet, as at a
+lab's or a terminal server's first morning. Used by test_many_users.py
+(what each mount does) and scripts/bench (M1: how long they take).
+
+Root only: it makes the users and starts each mount as its user. The
+binaries are copied where every user can read them, since a checkout in a
+directory of root's is out of their reach."""
+import os
+import shutil
+import signal
+import subprocess
+import time
+
+import asuser
+
+USERS = [f"iconfs-m{i:02d}" for i in range(1, 21)]
+
+
+def copy_binaries(iconfs, into):
+    """iconfs and its render worker (found beside it) copied into `into`,
+    readable by all; the copy of iconfs."""
+    os.makedirs(into, mode=0o755, exist_ok=True)
+    for name in ("iconfs", "iconfs-render"):
+        shutil.copy2(os.path.join(os.path.dirname(iconfs), name), into)
+    return os.path.join(into, "iconfs")
+
+
+def _ticks(pid):
+    """User and system CPU of process `pid` in clock ticks; 0 once gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+    except OSError:
+        return 0
+
+
+def _daemon_pid(home):
+    """The pid the user's daemon wrote into its index's lock (fs/owner.h)."""
+    try:
+        with open(os.path.join(home, ".cache", "iconfs", "index.sqlite.lock")) as f:
+            return int(f.readline())
+    except (OSError, ValueError):
+        return 0
+
+
+def as_user(pw, run, argv, env=None):
+    """Start `argv` as `pw`'s user (HOME, XDG_RUNTIME_DIR `run`)."""
+    def child():
+        asuser.become(pw, run)
+        if env:
+            os.environ.update(env)
+    return subprocess.Popen(argv, preexec_fn=child, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, cwd="/")
+
+
+def first_logins(iconfs, layer, bases, n=len(USERS)):
+    """Start `iconfs mount` for n users at once, each with no index yet.
+    One dict per user: name, rc, seconds (until its mount served), cpu
+    (seconds of its daemon's CPU until then), log (what it logged), and
+    the pw, run and mnt to reach it with; stop them with stop_all()."""
+    users = []
+    for name in USERS[:n]:
+        pw, run = asuser.other_user(name)
+        shutil.rmtree(os.path.join(pw.pw_dir, ".cache"), ignore_errors=True)
+        shutil.rmtree(os.path.join(pw.pw_dir, ".local", "state"), ignore_errors=True)
+        users.append({"name": name, "pw": pw, "run": run,
+                      "mnt": os.path.join(run, "iconfs")})
+    tck = os.sysconf("SC_CLK_TCK")
+    t0 = time.monotonic()
+    for u in users:
+        u["proc"] = as_user(u["pw"], u["run"],
+                            [iconfs, "mount", "--shared-db", layer, "--icon-dirs", bases])
+    pending = list(users)
+    while pending:
+        for u in list(pending):
+            if u["proc"].poll() is not None:
+                u["rc"] = u["proc"].returncode
+                u["seconds"] = time.monotonic() - t0
+                u["cpu"] = _ticks(_daemon_pid(u["pw"].pw_dir)) / tck
+                pending.remove(u)
+        time.sleep(0.01)
+    for u in users:
+        _, err = u.pop("proc").communicate()
+        u["stderr"] = err.strip()
+        log = os.path.join(u["pw"].pw_dir, ".local", "state", "iconfs", "iconfs.log")
+        u["log"] = open(log).read() if os.path.exists(log) else ""
+        u["pid"] = _daemon_pid(u["pw"].pw_dir)
+    return users
+
+
+def stop_all(users, iconfs):
+    """`iconfs umount` as each user; a daemon still there is killed."""
+    for u in users:
+        p = as_user(u["pw"], u["run"], [iconfs, "umount", u["mnt"]])
+        p.communicate(timeout=60)
+    for u in users:
+        if u.get("pid"):
+            try:
+                os.kill(u["pid"], signal.SIGKILL)
+            except OSError:
+                pass
