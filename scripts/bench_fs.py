@@ -4,14 +4,14 @@ shared layer), P6 (mount) and P7 (soak) (bench_lib.py says how a figure
 declares its set-up)."""
 import os
 import shutil
-import sqlite3
 import statistics
 import subprocess
 import threading
 import time
 
-from bench_lib import (BASES, ICONFS, NULLFS, QUICK, RUNS, asuser, blob_bytes, copy_db, figure,
-                       gtk, mounted, overlay, provider, remove_db, row, rss_kib, series, timed)
+from bench_lib import (BASES, ICONFS, NULLFS, QUICK, RUNS, asuser, blob_bytes, connected, copy_db,
+                       figure, gtk, mounted, overlay, provider, remove_db, row, rss_kib, series,
+                       timed)
 from bench_loader import stock_app
 from common import counters, forget_working_set
 
@@ -245,7 +245,7 @@ def b2_first_ls(c):
     of the same icons."""
     for k in ("b2-render", "b2-ls"):
         copy_db(c.db, os.path.join(c.tmp, k + ".sqlite"))
-        with sqlite3.connect(os.path.join(c.tmp, k + ".sqlite")) as d:
+        with connected(os.path.join(c.tmp, k + ".sqlite")) as d:
             d.execute("DELETE FROM blob")
     t0 = time.monotonic()
     subprocess.run([ICONFS, "render", "--db", os.path.join(c.tmp, "b2-render.sqlite"),
@@ -402,7 +402,7 @@ def sh_shared_layer(c):
     a = sh_caches(c)
     row("SH", "iconfs render --shared-db --all-themes, default sizes" +
         (" (stopped by its 1 GiB budget)" if stopped else ""), [build], "s", anchor=a)
-    with sqlite3.connect(f"file:{layer}?mode=ro", uri=True) as d:
+    with connected(f"file:{layer}?mode=ro", uri=True) as d:
         n_layer, b_layer = d.execute("SELECT count(*), total(bytes) FROM blob").fetchone()
     row("SH", f"shared layer file ({n_layer} renders, {b_layer / 2**20:.0f} MiB of PNG, "
         "and its index)", [os.path.getsize(layer) / 2**20], "MiB")

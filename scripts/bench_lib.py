@@ -209,9 +209,19 @@ def lists(path, timeout=10):
         return False
 
 
+@contextlib.contextmanager
+def connected(db, **kw):
+    """A connection to `db`, its changes committed and itself closed at the
+    end of the `with` block: a connection left to the garbage collector
+    may keep a read snapshot open, which stops the daemon's writes from
+    being checkpointed (its WAL grows and every lookup slows)."""
+    with contextlib.closing(sqlite3.connect(db, **kw)) as d, d:
+        yield d
+
+
 def copy_db(src, dst):
     """A copy of index `src` through SQLite's backup API (the WAL's pages too)."""
-    with sqlite3.connect(dst) as d, sqlite3.connect(src) as s:
+    with connected(dst) as d, connected(src) as s:
         s.backup(d)
 
 
@@ -224,7 +234,7 @@ def remove_db(path):
 
 def blob_bytes(db):
     """(rows, bytes) of the blob table of index `db`."""
-    with sqlite3.connect(db) as c:
+    with connected(db) as c:
         return c.execute("SELECT count(*), total(bytes) FROM blob").fetchone()
 
 
@@ -359,7 +369,7 @@ def _index(c):
                       capture_output=True).returncode != 0:
         with mounted(c.db, BASES, theme="Papirus", settled=True):
             pass
-    with sqlite3.connect(c.db) as d:
+    with connected(c.db) as d:
         if not d.execute("SELECT count(*) FROM synth WHERE theme = 'Papirus'").fetchone()[0]:
             print("    (Papirus's synthesized files are not stored in the index)")
 
