@@ -18,6 +18,8 @@ import time
 
 from Xlib import X, display as xdisplay
 
+import bench_lib as b
+
 CPU_WINDOW = 2.5  # s from the fork: the app's start-up and its first frames
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -231,12 +233,12 @@ STOCK_DIRS = "/usr/local/share:/usr/share"
 
 
 class Figures:
-    """A1-A4 and D1 over `bench` (scripts/bench's row, not_run, mounted,
-    ...): every iconfs start paired with a stock start of the same app in
-    the same round, the order of the two alternating from round to round."""
+    """A1-A4 and D1 over bench_lib's row, mounted, ...: every iconfs start
+    paired with a stock start of the same app in the same round, the order
+    of the two alternating from round to round."""
 
-    def __init__(self, bench, db, tmp, rounds):
-        self.b, self.db, self.tmp, self.rounds = bench, db, tmp, rounds
+    def __init__(self, db, tmp, rounds):
+        self.db, self.tmp, self.rounds = db, tmp, rounds
         self.desk = Desktop(tmp)
         self.results = {}  # (condition, theme, app) -> [(stock, iconfs)] of (window, cpu)
 
@@ -245,8 +247,8 @@ class Figures:
 
     def pair(self, rnd, stock, iconfs):
         if rnd % 2:
-            b = iconfs()
-            return stock(), b
+            x = iconfs()
+            return stock(), x
         a = stock()
         return a, iconfs()
 
@@ -254,13 +256,10 @@ class Figures:
         """The mount running, the renders in the blob table (each app
         started through it once first); with `cold`, the page cache dropped
         before every start."""
-        b = self.b
         with b.mounted(self.db, b.BASES, theme=theme) as mnt:
             pid = b.mounted.pid
             dirs = f"{mnt}:{STOCK_DIRS}"
-            for _, tk, argv in apps:
-                self.desk.start(tk, argv, STOCK_DIRS)
-                self.desk.start(tk, argv, dirs, daemon=pid)
+            self.warm_up(apps, dirs, pid)
             for rnd in range(self.rounds):
                 for label, tk, argv in apps:
                     def one(d, daemon=None):
@@ -271,11 +270,17 @@ class Figures:
                     self.results.setdefault(("cold" if cold else "steady", theme, label),
                                             []).append(got)
 
+    def warm_up(self, apps, dirs, pid):
+        """Each app started once stock and once through the mount of
+        `dirs` (its renders stored in the blob table)."""
+        for _, tk, argv in apps:
+            self.desk.start(tk, argv, STOCK_DIRS)
+            self.desk.start(tk, argv, dirs, daemon=pid)
+
     def after_mount(self, theme, apps, condition, db_for, extra=()):
         """Each iconfs start right after a mount of its own (`db_for()`
         gives its index): timed from the mount's start, the daemon's CPU
         from its start."""
-        b = self.b
         for rnd in range(self.rounds):
             for label, tk, argv in apps:
                 def mounted_start():
@@ -293,7 +298,6 @@ class Figures:
     def report(self, fig, condition, goal, goal_text, themes, apps):
         """One row per app and theme (window and CPU, each against its
         stock), then the goal's verdict over all of them."""
-        b = self.b
         worst, ratios = [], []
         for theme in themes:
             for label, _, _ in apps:
@@ -316,32 +320,51 @@ class Figures:
               f"{hi[1]})", [g], "x", goal=1.0, met=met, goal_text=goal_text, judge="value")
 
 
-def run(bench, db, tmp, rounds):
-    """scripts/bench's real-app figures that `bench.want` asks for."""
-    b = bench
-    want = b.want
-    themes = tuple(t for t in os.environ.get("ICONFS_BENCH_THEMES", ",".join(THEMES)).split(",")
-                   if t)
-    f = Figures(bench, db, tmp, rounds)
-    try:
-        for theme in themes:
-            f.desk.set_theme(theme)
-            if want("A1"):
-                f.steady(theme, APPS)
-            if want("A2"):
-                f.after_mount(theme, APPS, "relogin", lambda: db)
-        if want("A1"):
-            f.report("A1", "steady", lambda hi, g: hi <= 1.0 and g <= 0.9, A1_GOAL, themes, APPS)
-        if want("A2"):
-            f.report("A2", "relogin", lambda hi, g: hi <= 1.0, A2_GOAL, themes, APPS)
-        if want("A3"):
-            first_ever(f, themes)
-        if want("A4"):
-            icon_heavy(f, themes)
-        if want("D1"):
-            xfce_session(f)
-    finally:
-        f.close()
+def bench_themes():
+    """The themes of the real-app figures (ICONFS_BENCH_THEMES, a list
+    separated by commas, or THEMES)."""
+    return tuple(t for t in os.environ.get("ICONFS_BENCH_THEMES", ",".join(THEMES)).split(",")
+                 if t)
+
+
+@b.provider("desktop", needs=("index",), transient=True)
+def _desktop(c):
+    """`c.apps`: the real apps' Figures, one X display and session bus for
+    every real-app figure of the run, closed after the last."""
+    c.apps = Figures(c.db, c.tmp, 2 if b.QUICK else 3)
+    return c.apps.close
+
+
+@b.provider("apps_warm", needs=("desktop",))
+def _apps_warm(c):
+    """Every real app started once through a mount of the user's index for
+    each theme, as A1's steady state does first: their renders stored, as
+    a session before a relogin leaves them."""
+    for theme in bench_themes():
+        c.apps.desk.set_theme(theme)
+        with b.mounted(c.db, b.BASES, theme=theme) as mnt:
+            c.apps.warm_up(APPS, f"{mnt}:{STOCK_DIRS}", b.mounted.pid)
+
+
+@b.figure("A1", needs=("desktop",), provides=("apps_warm",))
+def a1_steady(c):
+    """A1: every real app in the steady state, each theme."""
+    themes = bench_themes()
+    for theme in themes:
+        c.apps.desk.set_theme(theme)
+        c.apps.steady(theme, APPS)
+    c.apps.report("A1", "steady", lambda hi, g: hi <= 1.0 and g <= 0.9, A1_GOAL, themes, APPS)
+
+
+@b.figure("A2", needs=("desktop", "apps_warm"))
+def a2_relogin(c):
+    """A2: every real app right after a mount of its own (a relogin), its
+    renders stored by a session before."""
+    themes = bench_themes()
+    for theme in themes:
+        c.apps.desk.set_theme(theme)
+        c.apps.after_mount(theme, APPS, "relogin", lambda: c.db)
+    c.apps.report("A2", "relogin", lambda hi, g: hi <= 1.0, A2_GOAL, themes, APPS)
 
 
 A1_GOAL = ("A1 steady state, every real app: ≤ 1.0× stock in time to window and in CPU "
@@ -360,11 +383,12 @@ HEAVY = [
 ]
 
 
-def first_ever(f, themes):
+@b.figure("A3", needs=("desktop",))
+def a3_first_ever(c):
     """A3: a new user's first start: the index built by the mount, the
     renders in a shared layer of the three themes at the sizes toolkits
     ask for (built once here, as the package's service builds it)."""
-    b = f.b
+    f, themes = c.apps, bench_themes()
     layer = os.path.join(f.tmp, "apps-shared", "shared.sqlite")
     os.makedirs(os.path.dirname(layer), exist_ok=True)
     for theme in themes:
@@ -375,9 +399,7 @@ def first_ever(f, themes):
     os.makedirs(os.path.dirname(newdb), exist_ok=True)
 
     def fresh():
-        for sfx in ("", "-wal", "-shm"):
-            if os.path.exists(newdb + sfx):
-                os.unlink(newdb + sfx)
+        b.remove_db(newdb)
         return newdb
     for theme in themes:
         f.desk.set_theme(theme)
@@ -385,9 +407,11 @@ def first_ever(f, themes):
     f.report("A3", "first-ever", lambda hi, g: hi <= 1.2, A3_GOAL, themes, APPS)
 
 
-def icon_heavy(f, themes):
+@b.figure("A4", needs=("desktop",))
+def a4_icon_heavy(c):
     """A4: the icon-heavy work in the steady state, and every app's cold
     start (the page cache dropped before each start, stock and iconfs)."""
+    f, themes = c.apps, bench_themes()
     folder = os.path.join(f.tmp, "apps-folder")
     types = mime_folder(folder)
     print(f"    A4 folder: {len(os.listdir(folder))} files of {types} MIME types (GIO's guess)")
@@ -395,13 +419,13 @@ def icon_heavy(f, themes):
     for theme in themes:
         f.desk.set_theme(theme)
         f.steady(theme, heavy)
-    cold = f.b.asuser.drop_caches()
+    cold = b.asuser.drop_caches()
     if cold:
         for theme in themes:
             f.desk.set_theme(theme)
             f.steady(theme, APPS, cold=True)
     else:
-        f.b.not_run("A4", "cold starts", "dropping the page cache needs root")
+        b.not_run("A4", "cold starts", "dropping the page cache needs root")
     ok = lambda hi, g: hi <= 1 / 1.5  # noqa: E731
     f.report("A4", "steady", ok, A4_GOAL + " (icon-heavy work)", themes, heavy)
     if cold:
@@ -411,11 +435,12 @@ def icon_heavy(f, themes):
 SESSION = "xfwm4 & xfce4-panel & xfdesktop & thunar --daemon & wait"
 
 
-def xfce_session(f, theme="Papirus"):
+@b.figure("D1", needs=("desktop",))
+def d1_xfce_session(c, theme="Papirus"):
     """D1: xfwm4, xfce4-panel, xfdesktop and thunar --daemon from their
     start until their session has been idle (< 20 ms of CPU) for a whole
     second: the time to the start of that second, and the CPU until then."""
-    b = f.b
+    f = c.apps
     f.desk.set_theme(theme)
     xml = os.path.join(f.desk.home, ".config", "xfce4", "xfconf", "xfce-perchannel-xml")
     os.makedirs(xml)

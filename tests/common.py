@@ -242,6 +242,20 @@ def counters(mnt):
     return {k: int(v) for k, v in (l.split() for l in raw.strip().split("\n"))}
 
 
+def daemons(mnt):
+    """The pids of iconfs processes serving `mnt` (not fusermount3)."""
+    out = []
+    for pid in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if argv[0].endswith(b"iconfs") and b"mount" in argv and mnt.encode() in argv:
+            out.append(int(pid))
+    return out
+
+
 @contextlib.contextmanager
 def mounted(db, bases, theme=None, extra=(), timeout=120, settled=False, mountpoint=None):
     """Run `iconfs mount -f` on a fresh temporary directory (or on

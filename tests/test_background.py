@@ -19,24 +19,11 @@ import subprocess
 import tempfile
 import time
 
-from common import (ICONFS, check, check_eq, errno_of, finish, need_fuse, squares_theme,
-                    write_atomic)
+from common import (ICONFS, check, check_eq, daemons, errno_of, finish, need_fuse,
+                    squares_theme, write_atomic)
 
 N = 12
 need_fuse()
-
-
-def daemons(mnt):
-    """The pids of iconfs processes serving `mnt` (not fusermount3)."""
-    out = []
-    for pid in os.listdir("/proc"):
-        try:
-            argv = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
-        except OSError:
-            continue
-        if argv[0].endswith(b"iconfs") and b"mount" in argv and mnt.encode() in argv:
-            out.append(int(pid))
-    return out
 
 
 def through_mount(code, timeout=30):
