@@ -47,7 +47,7 @@ else:
 FIGS = ["A1", "A2", "A3", "A4", "D1",
         "P5", "S", "R", "L1", "L2", "L0", "P3", "P2", "P4", "H8", "B1", "B2", "B3", "B4", "SH",
         "P6", "P7",
-        "K2", "K1", "F1", "F2", "F3"]
+        "K2", "K1", "F1", "F2", "F3", "M1", "M2", "M3", "M4", "M5"]
 # the order the figures run in: P5 first (its no-change refresh is of the
 # index as `iconfs index` leaves it, before the step `index` stores the
 # synthesized files), then the real apps, which lead the table; S before
@@ -57,7 +57,7 @@ FIGS = ["A1", "A2", "A3", "A4", "D1",
 ORDER = ["P5", "A1", "A2", "A3", "A4", "D1",
          "S", "R", "L1", "L2", "L0", "P3", "P2", "P4", "H8", "B1", "B2", "B3", "B4", "SH",
          "P6", "P7",
-         "K2", "K1", "F1", "F3", "F2"]
+         "K2", "M1", "M2", "M3", "M4", "M5", "K1", "F1", "F3", "F2"]
 
 
 def _only():

@@ -102,3 +102,34 @@ def stop_all(users, iconfs):
                 os.kill(u["pid"], signal.SIGKILL)
             except OSError:
                 pass
+
+
+def main(iconfs, out, n):
+    """The M1 measurement of scripts/bench (run as root): the machine's
+    layer built for the system's themes (its index; hicolor's renders),
+    then n first logins at once; per user [seconds, cpu, seeded] as JSON
+    in `out`."""
+    import json
+    import tempfile
+
+    bases = "/usr/share/icons:/usr/share/pixmaps"
+    tmp = tempfile.mkdtemp(prefix="iconfs-many-")
+    os.chmod(tmp, 0o755)
+    try:
+        exe = copy_binaries(iconfs, os.path.join(tmp, "bin"))
+        layer = os.path.join(tmp, "shared.sqlite")
+        subprocess.run([exe, "render", "--shared-db", layer, "--icon-dirs", bases,
+                        "--theme", "hicolor", "--sizes", "16"], capture_output=True,
+                       check=True, timeout=600)
+        users = first_logins(exe, layer, bases, n)
+        stop_all(users, exe)
+        with open(out, "w") as f:
+            json.dump([[u["seconds"], u["cpu"], u["rc"] == 0 and
+                        "the index starts from the machine's" in u["log"]] for u in users], f)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    import sys
+    main(sys.argv[1], sys.argv[2], int(sys.argv[3]))
