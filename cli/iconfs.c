@@ -35,6 +35,9 @@ enum {
 	/* its operand is a mountpoint: made absolute and without "." or
 	 * "..", as the mount table names it */
 	CMD_MOUNTPOINT = 1 << 0,
+	/* it opens the user's index: --db, or the default place, resolved
+	 * (basedirs_index_path) before it runs */
+	CMD_INDEX = 1 << 1,
 };
 
 /* `iconfs index`: refresh, then store the synthesized files of the default
@@ -251,29 +254,31 @@ static int cmd_help(struct cli_options *o);
 
 static const struct command commands[] = {
 	{ "index", "", "build or refresh the index", cmd_index, 0, 0,
-	  OPT_DB | OPT_ICON_DIRS },
+	  OPT_DB | OPT_ICON_DIRS, CMD_INDEX },
 	{ "lookup", "NAME SIZE",
 	  "print the file the mount would serve for an icon; exit 1 if none",
 	  cmd_lookup, 0, 2,
 	  OPT_DB | OPT_ICON_DIRS | OPT_THEME | OPT_SCALE | OPT_BATCH |
-		  OPT_RULES },
+		  OPT_RULES,
+	  CMD_INDEX },
 	{ "mount", "[MOUNTPOINT]",
 	  "serve the flattened icon tree (default $XDG_RUNTIME_DIR/iconfs)",
 	  cmd_mount, 0, 1,
 	  OPT_DB | OPT_SHARED_DB | OPT_NO_SHARED_DB | OPT_ICON_DIRS |
 		  OPT_THEME | OPT_WORKERS | OPT_BUDGET | OPT_FOREGROUND |
 		  OPT_RULES,
-	  CMD_MOUNTPOINT },
+	  CMD_MOUNTPOINT | CMD_INDEX },
 	{ "render", "",
 	  "pre-render into the user's table or the shared layer", cmd_render,
 	  0, 0,
 	  OPT_DB | OPT_SHARED_DB | OPT_ICON_DIRS | OPT_THEME | OPT_ALL_THEMES |
 		  OPT_SIZES | OPT_SCALES | OPT_BUDGET | OPT_WORKERS |
-		  OPT_RULES },
+		  OPT_RULES,
+	  CMD_INDEX },
 	{ "status", "[MOUNTPOINT]",
 	  "what is indexed, cached and mounted; exit 1 if not mounted",
 	  cmd_status, 0, 1, OPT_DB | OPT_SHARED_DB | OPT_NO_SHARED_DB,
-	  CMD_MOUNTPOINT },
+	  CMD_MOUNTPOINT | CMD_INDEX },
 	{ "umount", "[MOUNTPOINT]", "unmount an iconfs mount of this user",
 	  cmd_umount, 0, 1, 0, CMD_MOUNTPOINT },
 	{ "flatpak", "enable|disable|status [APP...]",
@@ -556,9 +561,12 @@ int main(int argc, char **argv)
 								    NULL);
 	/* absolute: the mount daemon changes its directory to / */
 	o.db_default = !o.db;
-	basedirs_index_path(o.db, &db, &db_why, &in_memory);
-	o.db = db;
-	o.db_why = db_why;
+	in_memory = false;
+	if (cmd->flags & CMD_INDEX) {
+		basedirs_index_path(o.db, &db, &db_why, &in_memory);
+		o.db = db;
+		o.db_why = db_why;
+	}
 	if (o.shared_db)
 		o.shared_db = shared_db =
 			g_canonicalize_filename(o.shared_db, NULL);

@@ -320,6 +320,13 @@ class Figures:
               f"{hi[1]})", [g], "x", goal=1.0, met=met, goal_text=goal_text, judge="value")
 
 
+def bench_apps(apps):
+    """Those of `apps` named in ICONFS_BENCH_APPS (labels separated by
+    commas), or all."""
+    only = [a for a in os.environ.get("ICONFS_BENCH_APPS", "").split(",") if a]
+    return [a for a in apps if not only or a[0] in only]
+
+
 def bench_themes():
     """The themes of the real-app figures (ICONFS_BENCH_THEMES, a list
     separated by commas, or THEMES)."""
@@ -343,7 +350,7 @@ def _apps_warm(c):
     for theme in bench_themes():
         c.apps.desk.set_theme(theme)
         with b.mounted(c.db, b.BASES, theme=theme) as mnt:
-            c.apps.warm_up(APPS, f"{mnt}:{STOCK_DIRS}", b.mounted.pid)
+            c.apps.warm_up(bench_apps(APPS), f"{mnt}:{STOCK_DIRS}", b.mounted.pid)
 
 
 @b.figure("A1", needs=("desktop",), provides=("apps_warm",))
@@ -352,8 +359,9 @@ def a1_steady(c):
     themes = bench_themes()
     for theme in themes:
         c.apps.desk.set_theme(theme)
-        c.apps.steady(theme, APPS)
-    c.apps.report("A1", "steady", lambda hi, g: hi <= 1.0 and g <= 0.9, A1_GOAL, themes, APPS)
+        c.apps.steady(theme, bench_apps(APPS))
+    c.apps.report("A1", "steady", lambda hi, g: hi <= 1.0 and g <= 0.9, A1_GOAL, themes,
+                  bench_apps(APPS))
 
 
 @b.figure("A2", needs=("desktop", "apps_warm"))
@@ -363,8 +371,9 @@ def a2_relogin(c):
     themes = bench_themes()
     for theme in themes:
         c.apps.desk.set_theme(theme)
-        c.apps.after_mount(theme, APPS, "relogin", lambda: c.db)
-    c.apps.report("A2", "relogin", lambda hi, g: hi <= 1.0, A2_GOAL, themes, APPS)
+        c.apps.after_mount(theme, bench_apps(APPS), "relogin", lambda: c.db)
+    c.apps.report("A2", "relogin", lambda hi, g: hi <= 1.0, A2_GOAL, themes,
+                  bench_apps(APPS))
 
 
 A1_GOAL = ("A1 steady state, every real app: ≤ 1.0× stock in time to window and in CPU "
@@ -403,8 +412,10 @@ def a3_first_ever(c):
         return newdb
     for theme in themes:
         f.desk.set_theme(theme)
-        f.after_mount(theme, APPS, "first-ever", fresh, extra=("--shared-db", layer))
-    f.report("A3", "first-ever", lambda hi, g: hi <= 1.2, A3_GOAL, themes, APPS)
+        f.after_mount(theme, bench_apps(APPS), "first-ever", fresh,
+                      extra=("--shared-db", layer))
+    f.report("A3", "first-ever", lambda hi, g: hi <= 1.2, A3_GOAL, themes,
+             bench_apps(APPS))
 
 
 @b.figure("A4", needs=("desktop",))
@@ -423,13 +434,13 @@ def a4_icon_heavy(c):
     if cold:
         for theme in themes:
             f.desk.set_theme(theme)
-            f.steady(theme, APPS, cold=True)
+            f.steady(theme, bench_apps(APPS), cold=True)
     else:
         b.not_run("A4", "cold starts", "dropping the page cache needs root")
     ok = lambda hi, g: hi <= 1 / 1.5  # noqa: E731
     f.report("A4", "steady", ok, A4_GOAL + " (icon-heavy work)", themes, heavy)
     if cold:
-        f.report("A4", "cold", ok, A4_GOAL + " (cold starts)", themes, APPS)
+        f.report("A4", "cold", ok, A4_GOAL + " (cold starts)", themes, bench_apps(APPS))
 
 
 SESSION = "xfwm4 & xfce4-panel & xfdesktop & thunar --daemon & wait"
