@@ -243,17 +243,21 @@ def counters(mnt):
 
 
 def daemons(mnt):
-    """The pids of iconfs processes serving `mnt` (not fusermount3)."""
-    out = []
+    """The pids of iconfs processes serving `mnt` (not fusermount3, nor a
+    helper the daemon is spawning, which has its command line until its
+    exec)."""
+    found = {}
     for pid in os.listdir("/proc"):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as f:
                 argv = f.read().split(b"\0")
-        except OSError:
+            with open(f"/proc/{pid}/stat") as f:
+                ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
             continue
         if argv[0].endswith(b"iconfs") and b"mount" in argv and mnt.encode() in argv:
-            out.append(int(pid))
-    return out
+            found[int(pid)] = ppid
+    return sorted(pid for pid, ppid in found.items() if ppid not in found)
 
 
 @contextlib.contextmanager

@@ -95,11 +95,10 @@ TEST(foreign_left_alone)
 	g_autofree char *log = NULL;
 
 	ASSERT_EQ_INT(setup(&c), 0);
-	/* /proc and /dev/shm: mounts, not iconfs */
-	ASSERT_EQ_INT(mountpoint_state("/dev/shm"), MOUNTPOINT_FOREIGN);
+	/* /proc: a mount, not iconfs, wherever the mount table can be read
+	 * at all (a package build's chroot has no /dev/shm, say) */
 	ASSERT_EQ_INT(mountpoint_state("/proc"), MOUNTPOINT_FOREIGN);
 	ASSERT_EQ_INT(mountpoint_unmount("/proc"), -EPERM);
-	ASSERT_EQ_INT(mountpoint_clear_dead("/dev/shm"), 0);
 	ASSERT_EQ_INT(mountpoint_clear_dead("/proc"), 0);
 	log = calls(&c);
 	ASSERT_EQ_STR(log, "");
