@@ -30,11 +30,16 @@ static long rss_anon_kib(void)
 	return kib;
 }
 
-static bool valgrind(void)
+/* Whether malloc is another's than glibc's: valgrind's or a sanitizer's. */
+static bool foreign_malloc(void)
 {
+#if defined(__SANITIZE_ADDRESS__)
+	return true;
+#else
 	const char *p = getenv("LD_PRELOAD");
 
 	return p && strstr(p, "vgpreload");
+#endif
 }
 
 /* Where the compiler cannot drop a malloc() and free() pair. */
@@ -53,9 +58,9 @@ TEST(trim)
 	for (int i = 0; i < BLOCKS; i++)
 		free(blocks[i]);
 	before = rss_anon_kib();
-	if (valgrind()) {
-		/* valgrind's malloc, not glibc's: nothing of it to trim */
-		printf("# under valgrind: only that heap_trim runs\n");
+	if (foreign_malloc()) {
+		/* not glibc's malloc: nothing of it to trim */
+		printf("# valgrind's or ASan's malloc: only that heap_trim runs\n");
 		(void)heap_trim(1024 * 1024);
 		free(top);
 		return;
