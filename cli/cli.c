@@ -92,7 +92,9 @@ int cli_index(const struct cli_options *o, const char *mountpoint,
 					    "from it",
 					    *d);
 	}
-	r = index_open(o->db, cli_shared_db(o), bases, flags, &db, &st);
+	r = index_open(o->db, cli_shared_db(o), bases,
+		       flags | (o->no_shared_db ? INDEX_NOT_LAYERED : 0), &db,
+		       &st);
 	if (r < 0)
 		return r;
 	if (o->theme) {

@@ -27,6 +27,7 @@
 #include "desktop.h"
 #include "content.h"
 #include "db.h"
+#include "index.h"
 #include "log.h"
 #include "lookup.h"
 #include "lookup-chain.h"
@@ -167,7 +168,7 @@ static void *prerender_thread(void *arg)
 	unsigned long total = (unsigned long)p->names->len * p->sizes->len;
 	unsigned long i;
 
-	if (db_connect(p->db_path, DB_QUERY_ONLY, 1000, &db) < 0 ||
+	if (index_connect(p->db_path, DB_QUERY_ONLY, 1000, &db) < 0 ||
 	    lookup_new(db, p->rules, &l) < 0 ||
 	    content_reader_new(p->content, db, &b) < 0)
 		return NULL;
@@ -255,6 +256,10 @@ static int prerender_into(const struct cli_options *o,
 	int r;
 
 	io.db = (char *)db_path;
+	/* the shared layer's index is read from the directories: it is
+	 * never layered over the layer it replaces */
+	if (db_path != o->db)
+		io.no_shared_db = true;
 	r = cli_index(&io, mnt, INDEX_CHECK, &db, &bases);
 	if (r >= 0)
 		r = lookup_new(db, o->rules, &l);

@@ -18,6 +18,7 @@
 #include "db.h"
 #include "fs.h"
 #include "index.h"
+#include "layered.h"
 #include "view.h"
 #include "log.h"
 
@@ -97,6 +98,7 @@ int cli_status(struct cli_options *o)
 					     : basedirs_default_mountpoint();
 	enum desktop_source source;
 	g_autofree char *theme = desktop_theme(o->theme, &source);
+	g_autofree char *below = NULL;
 	char from[256];
 	char value[2048];
 	struct stat st;
@@ -114,6 +116,10 @@ int cli_status(struct cli_options *o)
 	if (r < 0)
 		return r;
 	printf("%-16s %.1f MiB\n", "index size", st.st_size / 1048576.0);
+	below = db_meta_get_text(db, "below");
+	if (below && layered_attach(db) >= 0)
+		printf("%-16s layered over the machine's, in %s\n", "index below",
+		       below);
 	n = getxattr(mnt, VIEW_XATTR_THEME, value, sizeof(value) - 1);
 	if (n > 0) {
 		ssize_t m = getxattr(mnt, VIEW_XATTR_THEME_SOURCE, from,

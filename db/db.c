@@ -611,6 +611,33 @@ long long db_meta_get_int(sqlite3 *db, const char *key, long long def)
 	return sqlite3_column_int64(stmt, 0);
 }
 
+char *db_meta_get_text(sqlite3 *db, const char *key)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+
+	if (db_query_row(db, &q, "SELECT value FROM meta WHERE key = ?1", "t",
+			 key) < 0 ||
+	    sqlite3_column_type(q, 0) == SQLITE_NULL)
+		return NULL;
+	return g_strdup(db_column_str(q, 0));
+}
+
+int db_meta_set_text(sqlite3 *db, const char *key, const char *value)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	int r;
+
+	r = db_query(db, &q,
+		     value ? "INSERT OR REPLACE INTO meta(key, value) "
+			     "VALUES (?1, ?2)"
+			   : "DELETE FROM meta WHERE key = ?1",
+		     value ? "tt" : "t", key, value);
+	if (r < 0)
+		return r;
+	return db_errno(sqlite3_step(q) == SQLITE_DONE ? SQLITE_OK
+						       : sqlite3_errcode(db));
+}
+
 void db_unlink(const char *path, bool main_too)
 {
 	for (size_t i = main_too ? 0 : 1; i < ELEMENTSOF(db_file_suffixes); i++) {

@@ -94,6 +94,9 @@ void db_finalize_all(const struct db_statement *list, size_t n);
 /* Meta key/value helpers (table meta). */
 int db_meta_set_int(sqlite3 *db, const char *key, long long value);
 long long db_meta_get_int(sqlite3 *db, const char *key, long long def);
+/* A text value (NULL: no such key; g_free() it); setting NULL removes it. */
+char *db_meta_get_text(sqlite3 *db, const char *key);
+int db_meta_set_text(sqlite3 *db, const char *key, const char *value);
 
 static inline void sqlite3_closep(sqlite3 **db)
 {

@@ -15,6 +15,7 @@
 #include "content.h"
 #include "daemon.h"
 #include "db.h"
+#include "index.h"
 #include "desktop.h"
 #include "file.h"
 #include "fs.h"
@@ -70,7 +71,7 @@ struct request *fs_request(struct fs *fs)
 	/* The index was opened, checked and migrated at start: a request
 	 * thread only connects, read-only, and never waits long for a lock. */
 	x = g_new0(struct request, 1);
-	if (db_connect(fs->db_path, DB_QUERY_ONLY, FS_READ_BUSY_MS, &x->db) <
+	if (index_connect(fs->db_path, DB_QUERY_ONLY, FS_READ_BUSY_MS, &x->db) <
 		    0 ||
 	    lookup_new(x->db, tree_rules(fs->tree), &x->l) < 0 ||
 	    content_reader_new(fs->content, x->db, &x->blobs) < 0) {

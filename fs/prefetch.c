@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 
 #include "db.h"
+#include "index.h"
 #include "log.h"
 #include "lookup.h"
 #include "resolved.h"
@@ -132,7 +133,7 @@ static void *prefetch_main(void *arg)
 	_cleanup_(blob_reader_freep) struct blob_reader *b = NULL;
 	uint64_t generation = 0;
 
-	if (db_connect(p->db_path, DB_QUERY_ONLY, 1000, &db) < 0 ||
+	if (index_connect(p->db_path, DB_QUERY_ONLY, 1000, &db) < 0 ||
 	    lookup_new(db, p->rules, &l) < 0 ||
 	    content_reader_new(p->content, db, &b) < 0)
 		return NULL;

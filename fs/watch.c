@@ -404,7 +404,7 @@ int watch_start(struct fuse_session *se, struct tree *tree,
 	w->touched =
 		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	w->stop = (struct stopper){ { -1, -1 } };
-	r = db_connect(db_path, 0, WATCH_BUSY_MS, &w->db);
+	r = index_connect(db_path, 0, WATCH_BUSY_MS, &w->db);
 	if (r < 0)
 		goto fail;
 	w->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);

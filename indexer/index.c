@@ -5,7 +5,7 @@
 #include "db.h"
 #include "index.h"
 #include "log.h"
-#include "seed.h"
+#include "layered.h"
 
 int index_open(const char *path, const char *layer, char *const *basedirs,
 	       unsigned flags, sqlite3 **ret_db, struct scan_stats *ret_stats)
@@ -18,7 +18,9 @@ int index_open(const char *path, const char *layer, char *const *basedirs,
 	r = db_open(path, flags & INDEX_CHECK ? DB_CHECK : 0, &db);
 	if (r < 0)
 		return r;
-	(void)seed_from_layer(db, layer, basedirs);
+	r = layered_open(db, layer, flags & INDEX_NOT_LAYERED, basedirs);
+	if (r < 0)
+		return r;
 	r = scan_refresh(
 		db, basedirs,
 		(progress ? SCAN_COUNT : 0) |
@@ -29,6 +31,20 @@ int index_open(const char *path, const char *layer, char *const *basedirs,
 	if (ret_stats)
 		*ret_stats = st;
 	*ret_db = TAKE_PTR(db);
+	return 0;
+}
+
+int index_connect(const char *path, unsigned flags, int busy_ms, sqlite3 **ret)
+{
+	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	int r;
+
+	r = db_connect(path, flags, busy_ms, &db);
+	if (r < 0)
+		return r;
+	/* without the machine's index, the user's own icons still serve */
+	(void)layered_attach(db);
+	*ret = TAKE_PTR(db);
 	return 0;
 }
 
@@ -43,11 +59,15 @@ static long long count_of(sqlite3 *db, const char *sql)
 
 int index_stats(sqlite3 *db, struct index_stats *ret)
 {
+	g_autofree char *icons_sql = layered_icons_sql(
+		db, "SELECT count(*) AS n FROM {icon}",
+		"SELECT sum(n) FROM ({arms})");
+
 	*ret = (struct index_stats){
 		.themes =
 			count_of(db, "SELECT count(*) FROM theme WHERE valid"),
 		.dirs = count_of(db, "SELECT count(*) FROM dir"),
-		.icons = count_of(db, "SELECT count(*) FROM icon"),
+		.icons = count_of(db, icons_sql),
 		.refreshed = db_meta_get_int(db, "refreshed", 0),
 	};
 	return ret->themes < 0 || ret->dirs < 0 || ret->icons < 0 ? -EIO : 0;
@@ -81,12 +101,15 @@ int index_all_names(sqlite3 *db, GHashTable *names)
 {
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
 	g_autoptr(GPtrArray) all = NULL;
+	g_autofree char *sql = layered_icons_sql(
+		db,
+		"SELECT name FROM {icon} WHERE listing_id IN "
+		"(SELECT listing_id FROM dir)",
+		"SELECT name FROM ({arms}) UNION "
+		"SELECT name FROM theme WHERE valid");
 	int r;
 
-	r = db_query(db, &q,
-		     "SELECT DISTINCT name FROM icon UNION "
-		     "SELECT name FROM theme WHERE valid",
-		     "");
+	r = db_query(db, &q, sql, "");
 	if (r >= 0)
 		r = column_strings(db, q, &all);
 	for (guint i = 0; r >= 0 && i < all->len; i++)

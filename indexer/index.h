@@ -2,7 +2,7 @@
  * (create, check, migrate, refresh from the base directories), the enums
  * its rows use (rows.h), and the few read-only queries that the mount and
  * `iconfs status` need. Rows are written only by scan.c (and copied from
- * the machine's index into a new one by seed.c). */
+ * the machine's index into a layered one by layered.c). */
 #pragma once
 
 #include <glib.h>
@@ -17,14 +17,22 @@ enum index_open_flags {
 	INDEX_CHECK = 1 << 1,	 /* integrity check of the index tables first
 				  * (DB_CHECK: skipped while the file is as
 				  * the last checked run closed it) */
+	INDEX_NOT_LAYERED = 1 << 2, /* never over the machine's index
+				     * (--no-shared-db) */
 };
 
 /* Open (creating, checking, migrating) the index at `path` and bring it up
- * to date with `basedirs`; a new one starts as a copy of the machine's in
- * the shared layer at `layer` (may be NULL; seed.h). *ret_stats (may be
+ * to date with `basedirs`, layered over the machine's index in the shared
+ * layer at `layer` when that serves (NULL: the one it is over, if any;
+ * none with INDEX_NOT_LAYERED; layered.h). *ret_stats (may be
  * NULL) says what the refresh did. */
 int index_open(const char *path, const char *layer, char *const *basedirs,
 	       unsigned flags, sqlite3 **ret_db, struct scan_stats *ret_stats);
+
+/* Another connection to an index index_open() prepared (db_connect()),
+ * with the machine's index attached when it is layered over it. */
+int index_connect(const char *path, unsigned flags, int busy_ms,
+		  sqlite3 **ret);
 
 struct index_stats {
 	long long themes, dirs, icons;

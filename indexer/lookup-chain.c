@@ -2,6 +2,7 @@
 #include <glib.h>
 
 #include "db.h"
+#include "layered.h"
 #include "lookup-chain.h"
 #include "rows.h"
 #include "theme.h"
@@ -59,13 +60,15 @@ static int chain_names(struct lookup *l, const char *theme, const char *ext_op,
 {
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
 	g_autofree char *json = NULL;
-	g_autofree char *sql = g_strdup_printf(
-		"SELECT DISTINCT name FROM icon WHERE ext %s AND listing_id IN "
+	g_autofree char *arm = g_strdup_printf(
+		"SELECT name FROM {icon} WHERE ext %s AND listing_id IN "
 		"(SELECT listing_id FROM dir WHERE listing_id NOT NULL "
 		"AND ((kind = ?2 AND theme_id IN "
-		"(SELECT value FROM json_each(?1))) OR kind = ?3)) "
-		"ORDER BY name",
+		"(SELECT value FROM json_each(?1))) OR kind = ?3))",
 		ext_op);
+	g_autofree char *sql = layered_icons_sql(
+		lookup_db(l), arm,
+		"SELECT DISTINCT name FROM ({arms}) ORDER BY name");
 	int r;
 
 	r = chain_query(l, theme, sql, DIR_KIND_SUBDIR, &json, &q);
@@ -118,16 +121,18 @@ int lookup_name_sizes(struct lookup *l, const char *theme, GHashTable **ret)
 		g_str_hash, g_str_equal, g_free, (GDestroyNotify)g_array_unref);
 	/* name (out's key) → 1 + the chain position its sizes are of */
 	g_autoptr(GHashTable) from = g_hash_table_new(g_str_hash, g_str_equal);
-	int r, rc;
-
 	/* in no order: ordered, SQLite sorted every (name, directory) pair
 	 * of the chain in memory (18 MB for Papirus) */
-	r = chain_query(l, theme,
-			"SELECT i.name, j.key, s.type, s.size * s.scale FROM json_each(?1) j "
-			"JOIN dir d ON d.theme_id = j.value AND d.kind = ?2 "
-			"JOIN subdir s ON s.theme_id = d.theme_id AND s.path = d.relpath "
-			"JOIN icon i ON i.listing_id = d.listing_id",
-			DIR_KIND_SUBDIR, &json, &q);
+	g_autofree char *sql = layered_icons_sql(
+		lookup_db(l),
+		"SELECT i.name, j.key, s.type, s.size * s.scale FROM json_each(?1) j "
+		"JOIN dir d ON d.theme_id = j.value AND d.kind = ?2 "
+		"JOIN subdir s ON s.theme_id = d.theme_id AND s.path = d.relpath "
+		"JOIN {icon} i ON i.listing_id = d.listing_id",
+		NULL);
+	int r, rc;
+
+	r = chain_query(l, theme, sql, DIR_KIND_SUBDIR, &json, &q);
 	if (r < 0)
 		return r;
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
@@ -165,16 +170,18 @@ int lookup_symbolic_pngs(struct lookup *l, const char *theme, GPtrArray **ret)
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
 	g_autofree char *json = NULL;
 	GPtrArray *out;
+	g_autofree char *sql = layered_icons_sql(
+		lookup_db(l),
+		"SELECT s.size * s.scale AS px, i.name AS name FROM dir d "
+		"JOIN subdir s ON s.theme_id = d.theme_id AND s.path = d.relpath "
+		"JOIN {icon} i ON i.listing_id = d.listing_id "
+		"WHERE d.theme_id IN (SELECT value FROM json_each(?1)) "
+		"AND d.kind = 2 AND s.type = 0 AND i.ext = ?2 "
+		"AND substr(i.name, -9) = '.symbolic'",
+		"SELECT DISTINCT px, name FROM ({arms}) ORDER BY px, name");
 	int r, rc;
 
-	r = chain_query(l, theme,
-			"SELECT DISTINCT s.size * s.scale AS px, i.name FROM dir d "
-			"JOIN subdir s ON s.theme_id = d.theme_id AND s.path = d.relpath "
-			"JOIN icon i ON i.listing_id = d.listing_id "
-			"WHERE d.theme_id IN (SELECT value FROM json_each(?1)) "
-			"AND d.kind = 2 AND s.type = 0 AND i.ext = ?2 "
-			"AND substr(i.name, -9) = '.symbolic' ORDER BY px, i.name",
-			ICON_EXT_PNG, &json, &q);
+	r = chain_query(l, theme, sql, ICON_EXT_PNG, &json, &q);
 	if (r < 0)
 		return r;
 	out = g_ptr_array_new_with_free_func(g_free);
@@ -194,19 +201,23 @@ int lookup_symbolic_variants(struct lookup *l, const char *theme,
 {
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
 	g_autofree char *json = NULL;
+	/* a name's directories of one theme may be on both sides */
+	g_autofree char *sql = layered_icons_sql(
+		lookup_db(l),
+		"SELECT i.name AS name, d.theme_id AS theme_id, s.size || '/' "
+		"|| s.scale || '/' || s.type || '/' || s.min_size || '/' || "
+		"s.max_size || '/' || s.threshold AS shape FROM dir d "
+		"JOIN subdir s ON s.theme_id = d.theme_id AND s.path = d.relpath "
+		"JOIN {icon} i ON i.listing_id = d.listing_id "
+		"WHERE d.theme_id IN (SELECT value FROM json_each(?1)) "
+		"AND d.kind = 2 AND i.ext = ?2 AND (i.name LIKE '%-symbolic' "
+		"OR i.name LIKE '%-symbolic-ltr' OR i.name LIKE '%-symbolic-rtl')",
+		"SELECT DISTINCT name FROM (SELECT name FROM ({arms}) "
+		"GROUP BY name, theme_id HAVING count(DISTINCT shape) > 1) "
+		"ORDER BY name");
 	int r;
 
-	r = chain_query(l, theme,
-			"SELECT DISTINCT name FROM (SELECT i.name FROM dir d "
-			"JOIN subdir s ON s.theme_id = d.theme_id AND s.path = d.relpath "
-			"JOIN icon i ON i.listing_id = d.listing_id "
-			"WHERE d.theme_id IN (SELECT value FROM json_each(?1)) "
-			"AND d.kind = 2 AND i.ext = ?2 AND (i.name LIKE '%-symbolic' "
-			"OR i.name LIKE '%-symbolic-ltr' OR i.name LIKE '%-symbolic-rtl') "
-			"GROUP BY i.name, d.theme_id HAVING count(DISTINCT s.size || '/' "
-			"|| s.scale || '/' || s.type || '/' || s.min_size || '/' || "
-			"s.max_size || '/' || s.threshold) > 1) ORDER BY name",
-			ICON_EXT_SVG, &json, &q);
+	r = chain_query(l, theme, sql, ICON_EXT_SVG, &json, &q);
 	if (r < 0)
 		return r;
 	return column_strings(l, q, "cannot read symbolic icons", ret);

@@ -9,6 +9,7 @@
 #include "log.h"
 #include "lookup.h"
 #include "index.h"
+#include "layered.h"
 #include "pick.h"
 #include "theme.h"
 
@@ -36,28 +37,31 @@ struct lookup {
 };
 
 /* CROSS JOIN keeps SQLite on the plan that fits: the few rows of one name
- * first, then their directories (not every directory of the theme first). */
-#define LOOKUP_STATEMENTS(l)                                                  \
+ * first, then their directories (not every directory of the theme first).
+ * The two that read icon rows are arms of layered_icons_sql(). */
+#define ICON_IN_THEME_ARM                                                     \
+	"SELECT d.relpath, d.basedir_id, d.path, i.ext "                      \
+	"FROM {icon} i CROSS JOIN dir d ON d.listing_id = i.listing_id "      \
+	"WHERE i.name = ?1 AND d.theme_id = ?2 AND d.kind = ?3"
+#define ICON_FALLBACK_ARM                                                     \
+	"SELECT d.path, i.ext, b.pos FROM {icon} i "                          \
+	"CROSS JOIN dir d ON d.listing_id = i.listing_id "                    \
+	"JOIN basedir b ON b.id = d.basedir_id "                              \
+	"WHERE i.name = ?1 AND d.kind = ?2"
+#define ICON_FALLBACK_OUTER                                                   \
+	"SELECT path, ext FROM ({arms}) ORDER BY pos, ext LIMIT 1"
+
+#define LOOKUP_STATEMENTS(l, in_theme_sql, fallback_sql)                      \
 	{                                                                     \
 		{ &(l)->theme_get, "SELECT id, inherits FROM theme "          \
 				   "WHERE name = ?1 AND valid" },             \
-			{ &(l)->icon_in_theme,                                \
-			  "SELECT d.relpath, d.basedir_id, d.path, i.ext "    \
-			  "FROM icon i CROSS JOIN dir d ON d.listing_id = "   \
-			  "i.listing_id "                                     \
-			  "WHERE i.name = ?1 AND d.theme_id = ?2 AND d.kind " \
-			  "= ?3" },                                           \
+			{ &(l)->icon_in_theme, in_theme_sql },                \
 			{ &(l)->subdirs_get,                                  \
 			  "SELECT path, pos, size, scale, type, min_size, "   \
 			  "max_size, threshold, context FROM subdir "         \
 			  "WHERE theme_id = ?1" },                            \
 			{ &(l)->bases_get, "SELECT id, pos FROM basedir" },   \
-			{ &(l)->icon_fallback,                                \
-			  "SELECT d.path, i.ext FROM icon i "                 \
-			  "CROSS JOIN dir d ON d.listing_id = i.listing_id "  \
-			  "JOIN basedir b ON b.id = d.basedir_id "            \
-			  "WHERE i.name = ?1 AND d.kind = ?2 "                \
-			  "ORDER BY b.pos, i.ext LIMIT 1" },                  \
+			{ &(l)->icon_fallback, fallback_sql },                \
 	}
 
 static const char *const rules_names[_LOOKUP_RULES_MAX] = {
@@ -98,7 +102,12 @@ enum lookup_rules lookup_rules_for_desktop(const char *current_desktop)
 int lookup_new(sqlite3 *db, enum lookup_rules rules, struct lookup **ret)
 {
 	struct lookup *l = g_new0(struct lookup, 1);
-	const struct db_statement stmts[] = LOOKUP_STATEMENTS(l);
+	g_autofree char *in_theme =
+		layered_icons_sql(db, ICON_IN_THEME_ARM, NULL);
+	g_autofree char *fallback =
+		layered_icons_sql(db, ICON_FALLBACK_ARM, ICON_FALLBACK_OUTER);
+	const struct db_statement stmts[] =
+		LOOKUP_STATEMENTS(l, in_theme, fallback);
 	int r;
 
 	l->db = db;
@@ -128,7 +137,8 @@ struct lookup *lookup_free(struct lookup *l)
 	if (!l)
 		return NULL;
 	{
-		const struct db_statement stmts[] = LOOKUP_STATEMENTS(l);
+		const struct db_statement stmts[] =
+			LOOKUP_STATEMENTS(l, NULL, NULL);
 		db_finalize_all(stmts, ELEMENTSOF(stmts));
 	}
 	g_hash_table_destroy(l->chains);

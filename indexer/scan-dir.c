@@ -31,14 +31,17 @@ static void changed_name(struct scanner *s, const char *name)
 		g_hash_table_add(s->changes->names, g_strdup(name));
 }
 
-/* The names in listing `id`, as a new set (or NULL when nobody asks). */
+/* The names in listing `id` (none for -1), as a new set (or NULL when
+ * nobody asks). */
 static GHashTable *listing_names(struct scanner *s, long long id)
 {
 	GHashTable *set;
 
-	if (!s->changes || id < 0)
+	if (!s->changes)
 		return NULL;
 	set = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	if (id < 0)
+		return set;
 	sqlite3_bind_int64(s->listing_names, 1, id);
 	while (sqlite3_step(s->listing_names) == SQLITE_ROW)
 		g_hash_table_add(set,
@@ -250,10 +253,11 @@ static bool entry_served(struct scanner *s, DIR *d, const char *path,
 	return false;
 }
 
-/* Replace the icons of listing `id` with the icon files in `path`. */
-static int listing_read(struct scanner *s, long long id, const char *path)
+/* Replace the icons of listing `id` (its names were `old`, NULL when
+ * nobody asks) with the icon files in `path`. */
+static int listing_read(struct scanner *s, long long id, const char *path,
+			GHashTable *old)
 {
-	g_autoptr(GHashTable) old = listing_names(s, id);
 	_cleanup_closedir_ DIR *d = NULL;
 	struct dirent *de;
 	g_autoptr(GHashTable) link_dirs =
@@ -335,13 +339,17 @@ static int dir_attach_listing(struct scanner *s, long long dir_id,
 	sqlite3_bind_int64(s->listing_put, 3, mtime);
 	sqlite3_bind_int64(s->listing_put, 4, ctime);
 	if (id < 0 || read) {
+		/* before its stamp changes: the names of a listing below
+		 * are found by its stamp */
+		g_autoptr(GHashTable) old = listing_names(s, id);
+
 		rc = sqlite3_step(s->listing_put);
 		if (rc == SQLITE_ROW)
 			id = sqlite3_column_int64(s->listing_put, 0);
 		(void)sqlite3_reset(s->listing_put);
 		if (id < 0)
 			return db_log_error(s->db, rc, "cannot update index");
-		r = listing_read(s, id, path);
+		r = listing_read(s, id, path, old);
 		if (r < 0)
 			return r;
 		g_hash_table_add(s->listings_read, g_memdup2(&id, sizeof(id)));

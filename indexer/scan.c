@@ -11,6 +11,7 @@
 
 #include "basedirs.h"
 #include "db.h"
+#include "layered.h"
 #include "rows.h"
 #include "log.h"
 #include "scan.h"
@@ -418,9 +419,8 @@ static int themes_refresh(struct scanner *s)
 			  "VALUES (?1, ?2, ?3, ?4) ON CONFLICT(dev, ino) DO "  \
 			  "UPDATE "                                            \
 			  "SET mtime_ns = excluded.mtime_ns, "                 \
-			  "ctime_ns = excluded.ctime_ns RETURNING id" },       \
-			{ &(s)->listing_names,                                 \
-			  "SELECT name FROM icon WHERE listing_id = ?1" },     \
+			  "ctime_ns = excluded.ctime_ns, below = 0 "           \
+			  "RETURNING id" },                                    \
 			{ &(s)->icon_clear,                                    \
 			  "DELETE FROM icon WHERE listing_id = ?1" },          \
 			{ &(s)->icon_insert,                                   \
@@ -433,6 +433,7 @@ static void scanner_done(struct scanner *s)
 	const struct db_statement stmts[] = SCANNER_STATEMENTS(s);
 
 	db_finalize_all(stmts, ELEMENTSOF(stmts));
+	sqlite3_finalize(s->listing_names);
 	g_hash_table_destroy(s->listings_read);
 	basedirs_real_free(s->real);
 }
@@ -440,12 +441,16 @@ static void scanner_done(struct scanner *s)
 static int scanner_init(struct scanner *s)
 {
 	const struct db_statement stmts[] = SCANNER_STATEMENTS(s);
+	g_autofree char *names = layered_icons_sql(
+		s->db, "SELECT name FROM {icon} WHERE listing_id = ?1", NULL);
+	int r;
 
 	s->n_bases = g_strv_length((char **)s->basedirs);
 	s->real = basedirs_real_new(s->basedirs);
 	s->listings_read = g_hash_table_new_full(g_int64_hash, g_int64_equal,
 						 g_free, NULL);
-	return db_prepare_all(s->db, stmts, ELEMENTSOF(stmts));
+	r = db_prepare_all(s->db, stmts, ELEMENTSOF(stmts));
+	return r < 0 ? r : db_prepare(s->db, names, &s->listing_names);
 }
 
 static double now_seconds(void)
@@ -463,6 +468,7 @@ int scan_refresh(sqlite3 *db, char *const *basedirs, unsigned flags,
 			     .flags = flags,
 			     .changes = changes };
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	g_autofree char *count = NULL;
 	double start = now_seconds();
 	int r;
 
@@ -498,11 +504,10 @@ int scan_refresh(sqlite3 *db, char *const *basedirs, unsigned flags,
 	/* a first build writes its whole size into the log */
 	db_wal_trim(db, 0);
 
-	if ((flags & SCAN_COUNT) &&
-	    db_prepare(db,
-		       "SELECT (SELECT count(*) FROM theme WHERE valid), "
-		       "(SELECT count(*) FROM icon)",
-		       &q) >= 0 &&
+	count = layered_icons_sql(db, "SELECT count(*) AS n FROM {icon}",
+				  "SELECT (SELECT count(*) FROM theme "
+				  "WHERE valid), (SELECT sum(n) FROM ({arms}))");
+	if ((flags & SCAN_COUNT) && db_prepare(db, count, &q) >= 0 &&
 	    sqlite3_step(q) == SQLITE_ROW) {
 		s.stats.themes = sqlite3_column_int(q, 0);
 		s.stats.icons = sqlite3_column_int64(q, 1);

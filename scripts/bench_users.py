@@ -44,7 +44,7 @@ def m1_first_logins(c):
     with open(out) as f:
         users = json.load(f)
     seeded = sum(1 for u in users if u[2])
-    note = f"{seeded} of {len(users)} indexes started from the machine's"
+    note = f"{seeded} of {len(users)} indexes layered over the machine's"
     worst = max(u[0] for u in users)
     row("M1", f"{USERS} first logins at once: until a mount answers",
         [u[0] for u in users], "s", goal=2.0, judge="value", goal_text=G_M1,

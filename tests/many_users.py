@@ -125,7 +125,7 @@ def main(iconfs, out, n):
         stop_all(users, exe)
         with open(out, "w") as f:
             json.dump([[u["seconds"], u["cpu"], u["rc"] == 0 and
-                        "the index starts from the machine's" in u["log"]] for u in users], f)
+                        "the index is layered over the machine's" in u["log"]] for u in users], f)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Twenty users' first logins at once on one machine with its shared layer
 (many_users.py; run as root, which makes the users): every `iconfs mount`
-serves, one daemon per user, and every user's new index starts from the
-machine's (the layer's index tables) instead of reading every directory;
+serves, one daemon per user, and every user's new index is layered over
+the machine's (the layer's index) instead of reading every directory;
 each mount answers its own user with the layer's themes."""
 import os
 import shutil
@@ -29,8 +29,8 @@ try:
             check_eq(u["rc"], 0, f"{u['name']}: its mount serves ({u['stderr']})")
         daemons = {u["pid"] for u in users if u["pid"]}
         check_eq(len(daemons), len(users), "one daemon per user")
-        seeded = [u["name"] for u in users if "the index starts from the machine's" in u["log"]]
-        check_eq(len(seeded), len(users), "every new index started from the machine's")
+        seeded = [u["name"] for u in users if "the index is layered over the machine's" in u["log"]]
+        check_eq(len(seeded), len(users), "every new index is layered over the machine's")
         for u in users:
             p = many_users.as_user(u["pw"], u["run"],
                                    ["ls", os.path.join(u["mnt"], "icons")])

@@ -6,9 +6,10 @@ render, byte for byte what a private render gives; a source changed after
 the layer was built is rendered fresh (the stale shared blob is never
 served); a mount leaves the layer's bytes as they were; a corrupt, foreign,
 other-version, writable-by-others or unopenable layer is ignored with a log
-line, and the mount renders as without one. A first login's index starts
-as a copy of the layer's index, the same as one read from the directories
-(but not from a layer that cannot be used). The layer travels: the same
+line, and the mount renders as without one. A first login's index is
+layered over the layer's index: the same icons as one read from the
+directories, none of the layer's icon rows in the user's file (but not
+over a layer that cannot be used). The layer travels: the same
 files copied with `cp -a` (other inodes) serve from it with no render."""
 import hashlib
 import os
@@ -107,19 +108,27 @@ with tempfile.TemporaryDirectory() as tmp:
     status = run("status", "--db", db, "--shared-db", layer, check_rc=1).stdout  # 1: not mounted
     check(f"shared layer     {layer}: {in_layer} PNGs" in status, f"iconfs status shows the layer: {status}")
 
-    # a first login (no index yet): the user's index starts as a copy of
-    # the layer's, the same as one read from the directories (alice's)
+    # a first login (no index yet): the user's index is layered over the
+    # machine's (the layer's index): the same icons as one read from the
+    # directories (alice's), without the layer's icon rows in the user's file
     first = os.path.join(tmp, "dave", "index.sqlite")
     os.makedirs(os.path.dirname(first))
     with mounted(first, bases, theme="fix", extra=("--shared-db", layer)) as mnt:
         seeded = read_all(mnt, files)
-        check("the index starts from the machine's" in daemon_log(),
-              "a first login's index starts from the layer's")
+        check("the index is layered over the machine's" in daemon_log(),
+              "a first login's index is layered over the layer's")
         check_eq(counters(mnt)["renders"], 0, "and renders nothing")
     check(seeded == shared, "the same icons")
-    rows = index_rows(first)
-    check(len(rows[0]) > 50000, f"the layer's icons are in it ({len(rows[0])} rows)")
-    check(rows == index_rows(db), "the same index as one read from the directories")
+    read = os.path.join(tmp, "read", "index.sqlite")
+    os.makedirs(os.path.dirname(read))
+    with mounted(read, bases, theme="fix"):
+        pass  # without the layer: read from the directories
+    rows, full = index_rows(first), index_rows(read)
+    check(len(full[0]) > 50000, f"an index read from the directories holds the icons ({len(full[0])} rows)")
+    check_eq(len(rows[0]), 0, "the layered index holds none of the machine's icon rows")
+    check(rows[1:] == full[1:], "and the same directories, themes and base directories")
+    size = os.path.getsize(first)
+    check(size < 2 << 20, f"its file is small ({size} bytes)")
 
     # the same icons rendered privately: the same bytes
     db = fresh_user(tmp, "bob", bases)
@@ -177,16 +186,16 @@ with tempfile.TemporaryDirectory() as tmp:
                   f"{why} layer: one log line says it is ignored: {log!r}")
         check(got["icons/fix/48x48/sq-01.png"] == shared["icons/fix/48x48/sq-01.png"],
               f"{why} layer: the same bytes")
-    # nor does a first login start from such a layer's index
+    # nor is a first login's index layered over such a layer's
     for why in ["another version", "writable by others"]:
         first = os.path.join(tmp, "first-" + why.replace(" ", "-"), "index.sqlite")
         os.makedirs(os.path.dirname(first))
         with mounted(first, bases, theme="fix", extra=("--shared-db", bad[why])) as mnt:
             log = daemon_log()
             check(f"the machine's index in '{bad[why]}'" in log and
-                  "indexing every directory" in log and "starts from" not in log,
+                  "indexing every directory" in log and "layered over" not in log,
                   f"{why} layer: a first login reads every directory, and says so: {log!r}")
-        check(index_rows(first) == index_rows(db), f"{why} layer: the same index")
+        check(index_rows(first) == index_rows(read), f"{why} layer: the same index")
 
     # The layer travels: the same files copied file by file (cp -a and
     # rsync -a keep size and mtime, not inodes) still serve from it with

@@ -1,0 +1,49 @@
+/* A user's index layered over the machine's. The shared layer also holds
+ * the machine's index of the system's base directories, built by the
+ * service that builds the layer. A user's index that fits it (the user's
+ * base directories include every one of the machine's that exists) holds
+ * a copy of its small tables (base directories, themes and their
+ * subdirectories, directories, listings: about 0.5 MB) but none of its
+ * icon rows (about 10 MB): a listing marked `below` has the icons of the
+ * machine's listing of the same directory (device and inode) with the same
+ * stamp, read from the machine's index, which every connection attaches
+ * read-only and immutable as schema `machine`. A directory the refresh
+ * reads (the user's own, or one that changed since the machine's index was
+ * built) keeps its icons in the user's file, as in an index that is not
+ * layered. So a first login costs about what a second one does, and the
+ * user's file stays small.
+ *
+ * The two are joined by stamp, not by row id, so a machine's index that
+ * the service replaced by a newer build (renamed over the old one) gives
+ * the same answers for every directory that did not change; one that
+ * changed has no rows below until the user's refresh reads it (which its
+ * change also triggers). Every query that reads icon rows is built by
+ * layered_icons_sql(). */
+#pragma once
+
+#include <sqlite3.h>
+#include <stdbool.h>
+
+/* At index_open: layer `db` (a user's index) over the machine's index in
+ * the shared layer at `layer` (NULL: the one it is layered over, if any;
+ * with `layer_none`, none) when that can serve and fits `basedirs`
+ * (NULL-terminated). An index that is new, not layered yet or layered over
+ * another file is emptied and started as the copy; one that was layered
+ * over an index that can no longer serve (missing, another version's, not
+ * trusted, of other directories, not to be read) is emptied and read from
+ * the directories: one log line says why. 1 when layered, 0 when not,
+ * -errno when the index could not be written. */
+int layered_open(sqlite3 *db, const char *layer, bool layer_none,
+		 char *const *basedirs);
+
+/* Attach the machine's index to a further connection of `db`'s index, if
+ * it is layered: 0, or -errno when the machine's index cannot be read (the
+ * icons below are then missing on this connection; logged). */
+int layered_attach(sqlite3 *db);
+
+/* SQL that reads every icon row of `db`'s index: `arm` is a SELECT in which
+ * {icon} stands for a table of (name, listing_id, ext), listing_id being a
+ * listing of this index. The result is `arm` over the index's own rows,
+ * UNION ALL the same over the machine's rows below when layered; `outer`
+ * (may be NULL) wraps that where it says {arms}. g_free() it. */
+char *layered_icons_sql(sqlite3 *db, const char *arm, const char *outer);
