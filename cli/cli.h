@@ -17,7 +17,7 @@
 #define CLI_SHARED_DB "/var/cache/iconfs/shared.sqlite"
 /* `iconfs render` stops once the renders fill this many MiB. */
 #define CLI_BUDGET_MIB	      512
-#define CLI_SHARED_BUDGET_MIB 1024
+#define CLI_SHARED_BUDGET_MIB 48
 /* ... and a mount whose index had to go to $XDG_RUNTIME_DIR (memory) */
 #define CLI_MEMORY_BUDGET_MIB 64
 

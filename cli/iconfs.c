@@ -231,7 +231,7 @@ static const struct cli_option {
 	{ "budget", 'U', true, OPT_BUDGET,
 	  "--budget MIB       the renders kept fill at most this much "
 	  "(default 512,\n"
-	  "                     1024 for the shared layer)" },
+	  "                     48 for the shared layer)" },
 	{ "shared-db", 'H', true, OPT_SHARED_DB,
 	  "--shared-db FILE   the shared layer of renders (default " CLI_SHARED_DB
 	  ")" },

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "basedirs.h"
+#include "asked.h"
 #include "blob.h"
 #include "store.h"
 #include "content.h"
@@ -48,6 +49,7 @@ struct content {
 	struct render_pool *pool;
 	struct store *store;
 	char *shared; /* the shared layer of renders, when usable */
+	struct asked *asked; /* what the layer is asked to hold, or NULL */
 	unsigned deadline_ms;
 	bool stat_tier; /* renders nobody read yet go in the lower tier */
 	struct content_counters counters;
@@ -69,6 +71,7 @@ int content_new(const char *db_path, const char *shared, char *const *basedirs,
 		log_info("reading renders from the shared layer '%s'", shared);
 		c->shared = g_strdup(shared);
 	}
+	(void)asked_new(shared, &c->asked);
 	c->real = basedirs_real_new(basedirs);
 	c->deadline_ms = deadline_ms;
 	pthread_mutex_init(&c->lock, NULL);
@@ -93,6 +96,7 @@ struct content *content_free(struct content *c)
 		return NULL;
 	store_free(c->store);
 	render_pool_free(c->pool);
+	asked_free(c->asked);
 	basedirs_real_free(c->real);
 	g_hash_table_destroy(c->inflight);
 	g_hash_table_destroy(c->retry);
@@ -371,6 +375,7 @@ static int content_render_now(struct content *c, int fd,
 		return -EIO;
 	}
 	retry_note(c, key, false);
+	asked_note(c->asked, k->source, k->px);
 	/* the source's bytes, hashed: the render travels with them (blob.h) */
 	store_put(c->store,
 		  &(struct blob_key){ .source = k->source,

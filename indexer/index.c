@@ -1,5 +1,6 @@
 /* The index for its users; see index.h. */
 #include <errno.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "db.h"
@@ -115,4 +116,24 @@ int index_all_names(sqlite3 *db, GHashTable *names)
 	for (guint i = 0; r >= 0 && i < all->len; i++)
 		g_hash_table_add(names, g_strdup(all->pdata[i]));
 	return r;
+}
+
+int index_icon_file(sqlite3 *db, const char *path)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	g_autofree char *dir = g_path_get_dirname(path);
+	g_autofree char *base = g_path_get_basename(path);
+	g_autofree char *sql = layered_icons_sql(
+		db,
+		"SELECT i.ext FROM dir d JOIN {icon} i ON i.listing_id = "
+		"d.listing_id WHERE d.path = ?1 AND i.name = ?2 AND i.ext = ?3",
+		NULL);
+	char *dot = strrchr(base, '.');
+	int ext = dot ? icon_ext_from_name(dot + 1) : -1, r;
+
+	if (ext < 0 || !g_path_is_absolute(path))
+		return -ENOENT;
+	*dot = '\0';
+	r = db_query_row(db, &q, sql, "tti", dir, base, ext);
+	return r < 0 ? r : ext;
 }

@@ -44,6 +44,10 @@ int index_stats(sqlite3 *db, struct index_stats *ret);
  * root: what a watcher of the index watches. */
 int index_dirs(sqlite3 *db, GPtrArray **ret);
 
+/* The extension (enum icon_ext) of `path` when it is an icon file of a
+ * directory of the index, else -ENOENT. */
+int index_icon_file(sqlite3 *db, const char *path);
+
 /* Add every icon name and every theme name of the index to `names` (a
  * string set owning its keys). */
 int index_all_names(sqlite3 *db, GHashTable *names);

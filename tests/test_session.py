@@ -35,7 +35,8 @@ with tempfile.TemporaryDirectory() as dest:
     dropin = os.path.join(root, "lib", "environment.d", "60-iconfs.conf")
     shared_service = os.path.join(root, "lib", "systemd", "system", "iconfs-shared.service")
     shared_path = os.path.join(root, "lib", "systemd", "system", "iconfs-shared.path")
-    for f in (binary, worker, unit, dropin, shared_service, shared_path):
+    shared_timer = os.path.join(root, "lib", "systemd", "system", "iconfs-shared.timer")
+    for f in (binary, worker, unit, dropin, shared_service, shared_path, shared_timer):
         check(os.path.exists(f), f"installed {f[len(dest):]}")
 
     text = open(unit).read()
@@ -60,11 +61,13 @@ with tempfile.TemporaryDirectory() as dest:
     check_eq((p.returncode, problems), (0, []),
              "systemd-analyze verify has nothing to say about the unit")
 
-    # the shared layer: a oneshot system service that renders every theme
-    # into the system path, started by a path unit when themes change
+    # the shared layer: a oneshot system service that indexes every theme
+    # and renders what is used into the system path (the default theme, what
+    # users asked for: not every theme), started by a path unit when themes
+    # change and by a timer
     text = open(shared_service).read()
-    check(f"ExecStart={prefix}/bin/iconfs render --shared-db /var/cache/iconfs/shared.sqlite "
-          "--all-themes" in text, "the service renders every theme into the system's layer")
+    check(f"ExecStart={prefix}/bin/iconfs render --shared-db /var/cache/iconfs/shared.sqlite\n"
+          in text, "the service renders what is used into the system's layer, not every theme")
     keys = dict(l.split("=", 1) for l in text.splitlines() if "=" in l and not l.startswith("#"))
     check_eq((keys.get("Type"), keys.get("CacheDirectory"), keys.get("CacheDirectoryMode")),
              ("oneshot", "iconfs", "0755"), "a oneshot with a world-readable cache directory")
@@ -79,12 +82,17 @@ with tempfile.TemporaryDirectory() as dest:
     path_text = open(shared_path).read()
     check("PathChanged=/usr/share/icons" in path_text and "Unit=iconfs-shared.service" in path_text,
           "the path unit starts it when /usr/share/icons changes")
+    timer_text = open(shared_timer).read()
+    check("OnUnitInactiveSec=" in timer_text and "Unit=iconfs-shared.service" in timer_text,
+          "the timer starts it again now and then (users' requests)")
     sys_dir = os.path.join(dest, "verify-system")
     os.makedirs(sys_dir)
     with open(os.path.join(sys_dir, "iconfs-shared.service"), "w") as f:
         f.write(text.replace(f"{prefix}/bin/iconfs", binary))
     shutil.copy(shared_path, sys_dir)
+    shutil.copy(shared_timer, sys_dir)
     p = subprocess.run(["systemd-analyze", "verify", "--man=no", os.path.join(sys_dir, "iconfs-shared.path"),
+                        os.path.join(sys_dir, "iconfs-shared.timer"),
                         os.path.join(sys_dir, "iconfs-shared.service")],
                        capture_output=True, text=True)
     problems = [l for l in (p.stdout + p.stderr).splitlines() if "iconfs-shared" in l]

@@ -13,6 +13,7 @@ over a layer that cannot be used). The layer travels: the same
 files copied with `cp -a` (other inodes) serve from it with no render."""
 import hashlib
 import os
+import re
 import shutil
 import sqlite3
 import stat
@@ -155,6 +156,52 @@ with tempfile.TemporaryDirectory() as tmp:
         check_eq(got["icons/fix/48x48/sq-01.png"], shared["icons/fix/48x48/sq-01.png"],
                  "the unchanged icon still comes from the layer")
     check_eq(digest(layer), before, "still unchanged")
+
+    # sized by use: what a mount had to render itself, it asks the layer to
+    # hold (content/asked.h); the next build of the layer takes it in, and
+    # a later user's mount renders nothing of it
+    requests = os.path.join(os.path.dirname(layer), "requests")
+    check_eq(stat.S_IMODE(os.stat(requests).st_mode), 0o1733,
+             "the layer's requests directory: anyone adds, nobody else lists")
+    at24 = [f"icons/Papirus/24x24/{n}.png" for n in papirus[:20]]
+    db = fresh_user(tmp, "frank", bases)
+    with mounted(db, bases, theme="fix", extra=("--shared-db", layer)) as mnt:
+        read_all(mnt, at24)
+        asked_renders = counters(mnt)["renders"]
+        srcs = {os.path.realpath(os.getxattr(os.path.join(mnt, p), "user.iconfs.source")
+                                 .decode()) for p in at24}
+    check(asked_renders >= 10, f"Papirus at 24 px is not in the layer ({asked_renders} renders)")
+    lines = set()
+    for name in os.listdir(requests):
+        with open(os.path.join(requests, name)) as f:
+            lines |= set(f.read().splitlines())
+    check(lines >= {f"24 {s}" for s in srcs},
+          f"the mount asked for each of them ({len(lines)} lines)")
+    # requests for what is not an icon file of the system's directories
+    evil = os.path.join(tmp, "evil.svg")
+    with open(evil, "w") as f:
+        f.write(svg_square("red", 16))
+    with open(os.path.join(requests, "forged"), "w") as f:
+        f.write(f"24 {evil}\n48 /etc/passwd\n24 {os.path.realpath(__file__)}\n"
+                f"99999 {sorted(srcs)[0]}\n")
+    p = run("render", "--shared-db", layer, "--icon-dirs", bases, "--theme", "fix",
+            "--sizes", "48", "--scales", "1")
+    check_eq(p.returncode, 0, f"the layer takes in the requests: {p.stderr}")
+    taken = re.search(r"asked for by the machine's users: (\d+) of (\d+) icons", p.stdout)
+    check(taken and taken.group(1) == taken.group(2) and int(taken.group(2)) >= len(srcs),
+          f"every request for an icon file is rendered: {p.stdout!r}")
+    with sqlite3.connect(f"file:{layer}?mode=ro", uri=True) as c:
+        got = {r[0] for r in c.execute("SELECT source FROM blob WHERE px = 24 AND status = 0")}
+        forged = c.execute("SELECT count(*) FROM blob WHERE source IN (?, ?, ?) OR px = 99999",
+                           (evil, "/etc/passwd", os.path.realpath(__file__))).fetchone()[0]
+    check(srcs <= got, f"the layer holds what was asked for ({len(srcs & got)} of {len(srcs)})")
+    check_eq(forged, 0, "and nothing that is not an icon of the system's directories")
+    check_eq(os.listdir(requests), [], "the requests read are removed")
+    db = fresh_user(tmp, "grace", bases)
+    with mounted(db, bases, theme="fix", extra=("--shared-db", layer)) as mnt:
+        read_all(mnt, at24)
+        check_eq(counters(mnt)["renders"], 0, "a later user renders none of them")
+    before = digest(layer)
 
     # layers that cannot be used: one log line, then as without a layer
     bad = {}

@@ -113,6 +113,27 @@ check "an unprivileged user's iconfs status takes the layer" \
 	sh -c "echo '$status' | grep -q '^shared layer *$LAYER: [1-9][0-9]* PNGs'"
 rm -rf "$home"
 
+# --- a user's request (content/asked.h) is taken in by the next run
+REQUESTS=/var/cache/iconfs/requests
+check "$REQUESTS is root's, mode 1733 (anyone adds, nobody lists)" \
+	sh -c "[ \"\$(stat -c %a:%u $REQUESTS)\" = 1733:0 ]"
+asked=$(readlink -f "$(find /usr/share/icons -path '*/scalable/*' -name '*.svg' | sort | head -1)")
+runuser -u nobody -- sh -c "printf '40 %s\\n' '$asked' > $REQUESTS/65534.check"
+wait_idle
+timeout "$TIMEOUT" systemctl start "$UNIT"
+wait_idle
+rendered=$(python3 - "$LAYER" "$asked" <<'EOF'
+import sqlite3, sys
+db = sqlite3.connect(f"file:{sys.argv[1]}?immutable=1", uri=True)
+print(db.execute("SELECT count(*) FROM blob WHERE source = ? AND px = 40 AND status = 0",
+                 (sys.argv[2],)).fetchone()[0])
+EOF
+)
+echo "# asked for $asked at 40 px: $rendered render(s) in the layer"
+check "a user's request is rendered into the layer by the confined service" \
+	sh -c "[ '$rendered' = 1 ]"
+check "and the request is taken away" sh -c "[ ! -e $REQUESTS/65534.check ]"
+
 # --- the dpkg trigger (debian/iconfs.postinst) starts it again
 before=$(started)
 dpkg-trigger --no-await /usr/share/icons && dpkg --triggers-only iconfs

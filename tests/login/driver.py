@@ -54,11 +54,13 @@ LAYER = "/var/cache/iconfs/shared.sqlite"
 PACKAGE_PATHS = [
     "/usr/bin/iconfs", "/usr/lib/systemd/user/iconfs.service",
     "/usr/lib/systemd/system/iconfs-shared.service", "/usr/lib/systemd/system/iconfs-shared.path",
+    "/usr/lib/systemd/system/iconfs-shared.timer",
     "/usr/lib/environment.d/60-iconfs.conf", "/usr/share/man/man1/iconfs.1.gz",
     "/usr/share/bash-completion/completions/iconfs", "/usr/share/doc/iconfs",
     "/usr/share/lintian/overrides/iconfs", "/var/cache/iconfs",
     "/etc/systemd/user/default.target.wants/iconfs.service",
     "/etc/systemd/system/paths.target.wants/iconfs-shared.path",
+    "/etc/systemd/system/timers.target.wants/iconfs-shared.timer",
     "/var/lib/dpkg/info/iconfs.list",
 ]
 ADMIN_ENV = dict(os.environ, DEBIAN_FRONTEND="noninteractive",

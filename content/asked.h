@@ -1,0 +1,31 @@
+/* What a mount asks the machine's shared layer to hold: the system icons it
+ * had to render itself. The shared layer is sized by use: the service that
+ * builds it renders the machine's default theme, then what the machine's
+ * users asked for (cli/prerender.c), within its budget. A mount's request
+ * is a file it writes into the layer's `requests` directory (beside the
+ * layer; made by the service, mode 1733: anyone may add a file, nobody but
+ * the service may list them), one line "PX SOURCE" per render. A request
+ * names a file, never holds bytes: the service renders only icon files of
+ * its own index of the system's directories, so a user can never place
+ * bytes in the layer. Renders of files under the user's home are never
+ * asked for (nobody else could use them, and others need not learn of
+ * them). */
+#pragma once
+
+#include <stddef.h>
+
+/* The directory of the requests of the layer at `layer`. g_free() it. */
+char *asked_dir(const char *layer);
+
+struct asked;
+
+/* Requests for the layer at `layer` (NULL: none; *ret is NULL when there
+ * is nowhere to ask: no layer, or its directory takes no requests). */
+int asked_new(const char *layer, struct asked **ret);
+struct asked *asked_free(struct asked *a); /* writes what is left */
+
+/* Note a render of `source` at `px` (thread-safe; a = NULL does nothing).
+ * They are written in batches, at most ASKED_MAX per mount. */
+void asked_note(struct asked *a, const char *source, unsigned px);
+
+#define ASKED_MAX 8192
