@@ -6,12 +6,14 @@ machine's layer), M5 (a layer copied to another machine's tree)
 import json
 import os
 import random
+import resource
 import shlex
 import shutil
 import subprocess
 import time
 
 from bench_lib import (BASES, ICONFS, PY, QUICK, ROOT, asuser, figure, mounted, not_run,
+                       provider,
                        rss_kib, row)
 from common import counters, daemons
 
@@ -27,6 +29,33 @@ G_M4 = ("M4 the layer for the 11 installed themes, built at installation: ≤ 64
 G_M5 = "M5 a layer copied to another machine's tree serves with 0 renders"
 USERS = 20
 SIZES = [16, 22, 24, 32, 48, 64]
+
+
+def _children_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def _layer_build(layer, env=None):
+    """`iconfs render --shared-db layer` over the system's themes, as the
+    package's service runs it; its CPU (with its render workers')."""
+    t0 = _children_cpu()
+    subprocess.run([ICONFS, "render", "--shared-db", layer, "--icon-dirs", BASES],
+                   capture_output=True, check=True, env=env)
+    return _children_cpu() - t0
+
+
+# the service's environment: the machine's themes, not root's own ones
+SERVICE_ENV = dict(os.environ, HOME="/nonexistent", XDG_DATA_HOME="/nonexistent",
+                   XDG_DATA_DIRS="/usr/local/share:/usr/share")
+
+
+@provider("machine_layer")
+def _machine_layer(c):
+    """The layer as the package's service builds it at installation."""
+    c.machine_layer = os.path.join(c.tmp, "machine", "shared.sqlite")
+    os.makedirs(os.path.dirname(c.machine_layer))
+    c.machine_layer_cpu = _layer_build(c.machine_layer, SERVICE_ENV)
 
 
 @figure("M1")
@@ -68,27 +97,30 @@ def disk_bytes(db):
                if os.path.exists(db + s))
 
 
-@figure("M2", needs=("native", "samples"))
+@figure("M2", needs=("native", "samples", "machine_layer"))
 def m2_at_rest(c):
-    """M2: a user's login: a mount of a new index (Papirus), a GTK app's
-    300 icons read through it, then 5 s of rest: the PSS of every iconfs
-    process of the mount (daemon, guard, helpers) and the index's files."""
+    """M2: a user's first login on a machine with its layer (as the
+    package's service builds it at installation): a mount of a new index,
+    a GTK app's 300 Papirus icons read through it (rendered into the
+    user's own table: Papirus is not the default theme), then 5 s of rest:
+    the PSS of every iconfs process of the mount (daemon, guard, helpers)
+    and the index's files."""
     from bench_lib import gtk
     db = os.path.join(c.tmp, "m2", "index.sqlite")
     os.makedirs(os.path.dirname(db))
-    shutil.copy(c.db, db)  # renders there: the user's second session
-    with mounted(db, BASES, theme="Papirus") as m:
+    with mounted(db, BASES, theme="Papirus", extra=("--shared-db", c.machine_layer)) as m:
         gtk("load", "Papirus", 48, c.names300, f"{m}:/usr/share")
         time.sleep(5)
         pids = daemons(m) + [int(p) for p in os.listdir("/proc") if p.isdigit()
                              and _is_helper(p, m)]
         pss = sum(pss_kib(p) for p in set(pids)) / 1024
         anon = rss_kib(mounted.pid)[1] / 1024
+        renders = counters(m)["renders"]
     row("M2", "per user at rest: PSS of the user's iconfs processes", [pss], "MiB",
         goal=8.0, judge="value", goal_text=G_M2, note=f"the daemon's RssAnon {anon:.1f} MiB")
     row("M2", "per user at rest: disk (index, WAL, shm, lock)", [disk_bytes(db) / 2**20],
         "MiB", goal=2.0, judge="value", goal_text=G_M2,
-        note="the index holds the system's directories too")
+        note=f"layered over the machine's index; {renders} renders of the user's own")
 
 
 def _is_helper(pid, mnt):
@@ -140,14 +172,67 @@ def m3_long_session(c):
         goal=5.0, judge="value", goal_text=G_M3)
 
 
-@figure("M4")
+@figure("M4", needs=("desktop", "samples", "machine_layer"))
 def m4_layer(c):
-    """M4: not measured here: the layer is still built for every name of
-    every theme (`iconfs render --shared-db --all-themes`, 205 CPU-s and
-    840 MiB for the 11 installed themes when last measured)."""
-    not_run("M4", "the machine's layer for the installed themes",
-            "not measured: the layer is not sized by use yet (last measured 840 MiB, "
-            "205 CPU-s)", goal_text=G_M4)
+    """M4: the layer as the package's service builds it at installation
+    (the index of every installed theme, the machine's default theme at the
+    common sizes; the service's environment: the machine's themes, the
+    default theme's setting as root sees it), then a new user's first GTK
+    app with that theme through a mount reading it; then a week of use by
+    twenty users, simulated: each asks for what its mount rendered (a theme
+    of its own among the installed ones, the bench's 300 names at three
+    sizes), and the service takes the requests in."""
+    from bench_apps import APPS, STOCK_DIRS
+    themes = sorted(t for t in os.listdir("/usr/share/icons")
+                    if os.path.exists(f"/usr/share/icons/{t}/index.theme"))
+    layer, cpu = c.machine_layer, c.machine_layer_cpu
+    os.makedirs(os.path.join(c.tmp, "m4"))
+    size = os.path.getsize(layer) / 2**20
+    row("M4", f"the layer at installation ({len(themes)} themes): its file", [size], "MiB",
+        goal=64.0, judge="value", goal_text=G_M4,
+        note="the index of every theme and the default theme's renders; "
+             "840 MiB when it rendered every theme")
+    row("M4", "the layer at installation: its build's CPU", [cpu], "s", goal=30.0,
+        judge="value", goal_text=G_M4, note="205 CPU-s when it rendered every theme")
+    default = subprocess.run(["gsettings", "get", "org.gnome.desktop.interface", "icon-theme"],
+                             capture_output=True, text=True).stdout.strip().strip("'") or "hicolor"
+    desk = c.apps.desk
+    desk.set_theme(default)
+    label, tk, argv = APPS[0]
+    renders = {}
+    for how, extra in (("with", ("--shared-db", layer)), ("without", ())):
+        db = os.path.join(c.tmp, "m4", f"new-user-{how}.sqlite")
+        with mounted(db, BASES, theme=default, extra=extra) as m:
+            desk.start(tk, argv, f"{m}:{STOCK_DIRS}")
+            renders[how] = counters(m)["renders"]
+    row("M4", f"a new user's first GTK app ({label}, {default}) through it: renders",
+        [renders["with"]], "", goal=0, judge="value", goal_text=G_M4,
+        note=f"{renders['without']} without the layer")
+    _m4_week(c, layer, themes, SERVICE_ENV)
+
+
+def _m4_week(c, layer, themes, env):
+    """Twenty users' requests, each for a theme of its own at 16, 24 and
+    48 px (what its mount rendered of the bench's 300 names), taken in."""
+    rnd = random.Random(34)
+    requests = os.path.join(os.path.dirname(layer), "requests")
+    for u in range(USERS):
+        theme = rnd.choice(themes)
+        db = os.path.join(c.tmp, "m4", f"week-{u}.sqlite")
+        with mounted(db, BASES, theme=theme, extra=("--shared-db", layer)) as m:
+            for size in (16, 24, 48):
+                for n in c.names300:
+                    try:
+                        with open(f"{m}/icons/{theme}/{size}x{size}/{n}.png", "rb") as f:
+                            f.read()
+                    except OSError:
+                        pass
+    asked = len(os.listdir(requests)) if os.path.isdir(requests) else 0
+    cpu = _layer_build(layer, env)
+    size = os.path.getsize(layer) / 2**20
+    row("M4", f"after a week of {USERS} users (simulated): the layer's file", [size], "MiB",
+        goal=64.0, judge="value", goal_text=G_M4,
+        note=f"{asked} request files taken in, in {cpu:.1f} CPU-s")
 
 
 @figure("M5", needs=("samples",))
