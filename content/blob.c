@@ -562,3 +562,21 @@ int blob_layer_seal(const char *path)
 		return -errno;
 	return 0;
 }
+
+int blob_drop_below(sqlite3 *db, const char *layer)
+{
+	int r = db_attach_immutable(db, layer, "below");
+
+	if (r < 0)
+		return r;
+	r = db_exec(db, "DELETE FROM main.blob WHERE status = 0 AND EXISTS "
+			"(SELECT 1 FROM below.blob l WHERE l.source = blob.source "
+			"AND l.px = blob.px AND l.status = 0 "
+			"AND l.src_ino = blob.src_ino "
+			"AND l.src_size = blob.src_size "
+			"AND l.src_mtime_ns = blob.src_mtime_ns)");
+	if (r >= 0)
+		r = sqlite3_changes(db);
+	(void)db_exec(db, "DETACH below");
+	return r;
+}

@@ -58,6 +58,12 @@ int blob_layer_check(const char *path);
 int blob_layer_drop_stale(const char *path);
 int blob_layer_seal(const char *path);
 
+/* Drop the renders of the user's own table (`db`) that the shared layer at
+ * `layer` now holds for the same source stamp (it took in what users asked
+ * for, asked.h): read from below from now on, the user's file keeps only
+ * what is the user's alone. The number dropped, or -errno. */
+int blob_drop_below(sqlite3 *db, const char *layer);
+
 /* blob_get found the blob in the shared layer. */
 #define BLOB_FROM_SHARED 1
 

@@ -81,7 +81,7 @@ int content_new(const char *db_path, const char *shared, char *const *basedirs,
 		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	r = render_pool_new(workers, deadline_ms, &c->pool);
 	if (r >= 0)
-		r = store_new(db_path, budget, &c->store);
+		r = store_new(db_path, c->shared, budget, &c->store);
 	if (r < 0) {
 		content_free(c);
 		return r;

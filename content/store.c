@@ -48,6 +48,7 @@ struct op {
 
 struct store {
 	char *db_path;
+	char *shared; /* the shared layer, or NULL */
 	long long budget;
 	sqlite3 *db;	    /* the writer thread's */
 	atomic_llong total; /* bytes stored; written by the writer thread */
@@ -269,6 +270,14 @@ static void *store_main(void *arg)
 	long long stop_at = -1;
 	bool trim = false; /* db_wal_trim after the last burst */
 
+	if (s->shared) {
+		int dropped = blob_drop_below(s->db, s->shared);
+
+		if (dropped > 0)
+			log_info("%d renders are in the shared layer now: "
+				 "read from there",
+				 dropped);
+	}
 	s->total = blob_total(s->db);
 	pthread_mutex_lock(&s->lock);
 	for (;;) {
@@ -340,13 +349,15 @@ static void *store_main(void *arg)
 	return NULL;
 }
 
-int store_new(const char *db_path, long long budget, struct store **ret)
+int store_new(const char *db_path, const char *shared, long long budget,
+	      struct store **ret)
 {
 	struct store *s = g_new0(struct store, 1);
 	pthread_condattr_t ca;
 	int r;
 
 	s->db_path = g_strdup(db_path);
+	s->shared = g_strdup(shared);
 	s->budget = budget;
 	pthread_mutex_init(&s->lock, NULL);
 	pthread_condattr_init(&ca);
@@ -386,6 +397,7 @@ struct store *store_free(struct store *s)
 	pthread_cond_destroy(&s->synced);
 	(void)sqlite3_close_v2(s->db);
 	g_free(s->db_path);
+	g_free(s->shared);
 	g_free(s);
 	return NULL;
 }

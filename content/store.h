@@ -18,7 +18,10 @@
 
 struct store;
 
-int store_new(const char *db_path, long long budget, struct store **ret);
+/* With `shared` (the shared layer, may be NULL), renders of the table that
+ * the layer holds are dropped first (blob_drop_below). */
+int store_new(const char *db_path, const char *shared, long long budget,
+	      struct store **ret);
 /* Writes what is queued (waiting at most a few seconds), then stops. */
 struct store *store_free(struct store *s);
 

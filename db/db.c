@@ -80,6 +80,8 @@ bool db_wal_trim(sqlite3 *db, long long max_bytes)
 	struct stat st;
 	int busy_ms = 0, rc;
 
+	/* the burst's pages are of no more use in this connection's cache */
+	(void)sqlite3_db_release_memory(db);
 	if (!path || !*path || stat(sqlite3_filename_wal(path), &st) < 0 ||
 	    st.st_size <= max_bytes)
 		return true;

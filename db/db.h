@@ -67,9 +67,10 @@ int db_exec(sqlite3 *db, const char *sql);
 
 /* Write a WAL index's log back into the file and truncate the log, when
  * it is over `max_bytes` and no reader is using it (never waits for a
- * lock). A connection that writes in bursts calls it after one, so that
- * the log stays bounded while others keep the index open (SQLite only
- * truncates it when the last connection closes). False when the log is
+ * lock); and give back the connection's unused page cache. A connection
+ * that writes in bursts calls it after one, so that the log stays bounded
+ * while others keep the index open (SQLite only truncates it when the last
+ * connection closes) and its cache does not keep the burst's pages. False when the log is
  * still over `max_bytes` (a reader was using it: try again later). */
 bool db_wal_trim(sqlite3 *db, long long max_bytes);
 int db_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **ret);

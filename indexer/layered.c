@@ -47,12 +47,13 @@ char *layered_icons_sql(sqlite3 *db, const char *arm, const char *outer)
 	return outer ? replaced(outer, "{arms}", arms) : g_steal_pointer(&arms);
 }
 
-/* Attach the index at `path` as `machine`, with the page cache of the
- * connection's own schema; *ret_why says why not. */
+/* The machine's index is read-only and in the page cache: each connection
+ * keeps only the pages every lookup walks (the b-trees' upper levels). */
+#define MACHINE_CACHE_KIB 128
+
+/* Attach the index at `path` as `machine`; *ret_why says why not. */
 static int machine_attach(sqlite3 *db, const char *path, const char **ret_why)
 {
-	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
-	g_autofree char *sql = NULL;
 	int r;
 
 	r = db_file_trusted(path, ret_why);
@@ -64,11 +65,8 @@ static int machine_attach(sqlite3 *db, const char *path, const char **ret_why)
 					: "is not an iconfs index";
 		return r;
 	}
-	if (db_query_row(db, &q, "PRAGMA main.cache_size", "") >= 0) {
-		sql = g_strdup_printf("PRAGMA machine.cache_size = %lld",
-				      (long long)sqlite3_column_int64(q, 0));
-		(void)db_exec(db, sql);
-	}
+	(void)db_exec(db, "PRAGMA machine.cache_size = -" G_STRINGIFY(
+				  MACHINE_CACHE_KIB));
 	return 0;
 }
 

@@ -175,7 +175,7 @@ static int store_held_back(struct store **ret, sqlite3 **ret_other)
 	int r = db_connect(db_path, 0, 100, ret_other);
 
 	if (r >= 0)
-		r = store_new(db_path, 1 << 20, ret);
+		r = store_new(db_path, NULL, 1 << 20, ret);
 	if (r >= 0)
 		r = db_exec(*ret_other, "BEGIN IMMEDIATE");
 	return r;
@@ -245,7 +245,7 @@ TEST(store_budget)
 	struct store *s = NULL;
 
 	ASSERT_TRUE(db);
-	ASSERT_EQ_INT(store_new(db_path, 50000, &s), 0);
+	ASSERT_EQ_INT(store_new(db_path, NULL, 50000, &s), 0);
 	ASSERT_EQ_INT(put_renders(s, 0, 100, false), 0);
 	ASSERT_TRUE(blob_total(db) <= 50000);
 	ASSERT_TRUE(blob_total(db) >= 40000);
@@ -263,7 +263,7 @@ TEST(store_stat_tier)
 	size_t len;
 
 	ASSERT_TRUE(db);
-	ASSERT_EQ_INT(store_new(db_path, 60000, &s), 0);
+	ASSERT_EQ_INT(store_new(db_path, NULL, 60000, &s), 0);
 	/* 20 renders read, then 40 that answered stats only (newer) */
 	ASSERT_EQ_INT(put_renders(s, 0, 20, false), 0);
 	ASSERT_EQ_INT(put_renders(s, 20, 60, true), 0);

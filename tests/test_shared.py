@@ -164,8 +164,8 @@ with tempfile.TemporaryDirectory() as tmp:
     check_eq(stat.S_IMODE(os.stat(requests).st_mode), 0o1733,
              "the layer's requests directory: anyone adds, nobody else lists")
     at24 = [f"icons/Papirus/24x24/{n}.png" for n in papirus[:20]]
-    db = fresh_user(tmp, "frank", bases)
-    with mounted(db, bases, theme="fix", extra=("--shared-db", layer)) as mnt:
+    frank = fresh_user(tmp, "frank", bases)
+    with mounted(frank, bases, theme="fix", extra=("--shared-db", layer)) as mnt:
         read_all(mnt, at24)
         asked_renders = counters(mnt)["renders"]
         srcs = {os.path.realpath(os.getxattr(os.path.join(mnt, p), "user.iconfs.source")
@@ -201,6 +201,17 @@ with tempfile.TemporaryDirectory() as tmp:
     with mounted(db, bases, theme="fix", extra=("--shared-db", layer)) as mnt:
         read_all(mnt, at24)
         check_eq(counters(mnt)["renders"], 0, "a later user renders none of them")
+    # and the user who rendered them keeps them no more: read from below
+    with sqlite3.connect(frank) as c:
+        had = c.execute("SELECT count(*) FROM blob WHERE px = 24").fetchone()[0]
+    with mounted(frank, bases, theme="fix", extra=("--shared-db", layer)) as mnt:
+        read_all(mnt, at24)
+        check_eq(counters(mnt)["renders"], 0, "their first user renders none of them again")
+        check("renders are in the shared layer now" in daemon_log(), "and says why")
+    with sqlite3.connect(frank) as c:
+        kept = c.execute("SELECT count(*) FROM blob WHERE px = 24").fetchone()[0]
+    check(had >= len(srcs) and kept == 0,
+          f"its own copies are dropped from its table ({had} -> {kept})")
     before = digest(layer)
 
     # layers that cannot be used: one log line, then as without a layer
