@@ -273,10 +273,12 @@ static void *store_main(void *arg)
 	if (s->shared) {
 		int dropped = blob_drop_below(s->db, s->shared);
 
-		if (dropped > 0)
+		if (dropped > 0) {
 			log_info("%d renders are in the shared layer now: "
 				 "read from there",
 				 dropped);
+			db_shrink(s->db);
+		}
 	}
 	s->total = blob_total(s->db);
 	pthread_mutex_lock(&s->lock);

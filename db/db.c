@@ -517,8 +517,10 @@ static int db_open_once(const char *path, unsigned flags, sqlite3 **ret)
 	if (!(flags & DB_READONLY)) {
 		/* WAL lets the daemon's readers run beside the one writer;
 		 * NORMAL sync is durable across process crashes, which is what
-		 * a cache needs. */
+		 * a cache needs. A new file gives back the pages of what is
+		 * dropped (db_shrink; a no-op on an older file). */
 		rc = sqlite3_exec(db,
+				  "PRAGMA auto_vacuum = INCREMENTAL;"
 				  "PRAGMA journal_mode = WAL;"
 				  "PRAGMA synchronous = NORMAL;",
 				  NULL, NULL, NULL);
@@ -611,6 +613,11 @@ long long db_meta_get_int(sqlite3 *db, const char *key, long long def)
 	if (sqlite3_step(stmt) != SQLITE_ROW)
 		return def;
 	return sqlite3_column_int64(stmt, 0);
+}
+
+void db_shrink(sqlite3 *db)
+{
+	(void)db_exec(db, "PRAGMA incremental_vacuum");
 }
 
 char *db_meta_get_text(sqlite3 *db, const char *key)

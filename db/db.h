@@ -73,6 +73,10 @@ int db_exec(sqlite3 *db, const char *sql);
  * connection closes) and its cache does not keep the burst's pages. False when the log is
  * still over `max_bytes` (a reader was using it: try again later). */
 bool db_wal_trim(sqlite3 *db, long long max_bytes);
+/* Give the free pages of an index back to the file system (for an index
+ * made by this iconfs, which keeps a list of them; not in a transaction). */
+void db_shrink(sqlite3 *db);
+
 int db_prepare(sqlite3 *db, const char *sql, sqlite3_stmt **ret);
 
 /* db_prepare() and bind parameters ?1, ?2, ... from the arguments, one

@@ -9,45 +9,31 @@
 #include <sys/stat.h>
 
 #include "asked.h"
+#include "fixture.h"
 #include "test.h"
 
-struct dir {
-	char *root;  /* the layer's directory */
-	char *layer; /* root/shared.sqlite (need not exist) */
-	char *requests;
-};
-
-static struct dir *dir_new(int requests_mode)
+/* A fixture's directory as the layer's: its requests directory made
+ * with `mode` (none for -1); *ret_layer gets the layer's path. */
+static struct fixture *layer_dir(int mode, char **ret_layer)
 {
-	struct dir *d = g_new0(struct dir, 1);
+	struct fixture *f = fixture_new();
+	g_autofree char *requests = NULL;
 
-	d->root = g_dir_make_tmp("iconfs-asked-XXXXXX", NULL);
-	d->layer = g_build_filename(d->root, "shared.sqlite", NULL);
-	d->requests = asked_dir(d->layer);
-	if (requests_mode >= 0) {
-		g_mkdir(d->requests, 0700);
-		g_chmod(d->requests, requests_mode);
+	*ret_layer = g_build_filename(f->dir, "shared.sqlite", NULL);
+	requests = asked_dir(*ret_layer);
+	if (mode >= 0) {
+		g_mkdir(requests, 0700);
+		g_chmod(requests, mode);
 	}
-	return d;
-}
-
-static void dir_free(struct dir *d)
-{
-	char *argv[] = { "rm", "-rf", d->root, NULL };
-
-	g_spawn_sync(NULL, argv, NULL, G_SPAWN_SEARCH_PATH, NULL, NULL, NULL,
-		     NULL, NULL, NULL);
-	g_free(d->root);
-	g_free(d->layer);
-	g_free(d->requests);
-	g_free(d);
+	return f;
 }
 
 /* Every line of every request file, in order of file then line; the
  * number of files in *n_files and whether each was mode 0644. */
-static char *all_lines(struct dir *d, unsigned *n_files, bool *all_0644)
+static char *all_lines(const char *layer, unsigned *n_files, bool *all_0644)
 {
-	g_autoptr(GDir) dir = g_dir_open(d->requests, 0, NULL);
+	g_autofree char *requests = asked_dir(layer);
+	g_autoptr(GDir) dir = g_dir_open(requests, 0, NULL);
 	g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func(g_free);
 	GString *out = g_string_new("");
 	const char *name;
@@ -59,7 +45,7 @@ static char *all_lines(struct dir *d, unsigned *n_files, bool *all_0644)
 	g_ptr_array_sort(names, (GCompareFunc)g_strcmp0);
 	for (guint i = 0; i < names->len; i++) {
 		g_autofree char *path =
-			g_build_filename(d->requests, names->pdata[i], NULL);
+			g_build_filename(requests, names->pdata[i], NULL);
 		g_autofree char *text = NULL;
 		struct stat st;
 
@@ -74,72 +60,75 @@ static char *all_lines(struct dir *d, unsigned *n_files, bool *all_0644)
 
 TEST(nowhere_to_ask)
 {
-	struct dir *none = dir_new(-1), *listable = dir_new(0777);
+	g_autofree char *none = NULL, *listable = NULL;
+	struct fixture *f = layer_dir(-1, &none), *g = layer_dir(0777, &listable);
 	struct asked *a = (struct asked *)1;
 
 	ASSERT_EQ_INT(asked_new(NULL, &a), 0);
 	ASSERT_TRUE(a == NULL);
-	ASSERT_EQ_INT(asked_new(none->layer, &a), 0);
+	ASSERT_EQ_INT(asked_new(none, &a), 0);
 	ASSERT_TRUE(a == NULL);
 	/* not the service's sticky directory */
-	ASSERT_EQ_INT(asked_new(listable->layer, &a), 0);
+	ASSERT_EQ_INT(asked_new(listable, &a), 0);
 	ASSERT_TRUE(a == NULL);
 	asked_note(NULL, "/usr/share/icons/x.svg", 16); /* does nothing */
-	dir_free(none);
-	dir_free(listable);
+	fixture_free(f);
+	fixture_free(g);
 }
 
 TEST(renders_asked_for)
 {
-	struct dir *d = dir_new(01733);
+	g_autofree char *layer = NULL;
+	struct fixture *f = layer_dir(01733, &layer);
 	g_autofree char *home = g_build_filename(g_get_home_dir(), "x.svg", NULL);
 	g_autofree char *lines = NULL;
 	struct asked *a = NULL;
 	unsigned n;
 	bool mode;
 
-	ASSERT_EQ_INT(asked_new(d->layer, &a), 0);
+	ASSERT_EQ_INT(asked_new(layer, &a), 0);
 	ASSERT_TRUE(a != NULL);
 	asked_note(a, "/usr/share/icons/hicolor/scalable/apps/a.svg", 24);
 	asked_note(a, home, 24);			 /* the user's own */
 	asked_note(a, "/usr/share/icons/b\n48 /etc/passwd", 16); /* two lines */
 	asked_note(a, "/usr/share/icons/hicolor/48x48/apps/c.png", 32);
 	/* nothing written before the batch is full or the mount ends */
-	lines = all_lines(d, &n, &mode);
+	lines = all_lines(layer, &n, &mode);
 	ASSERT_EQ_INT(n, 0);
 	g_free(lines);
 	asked_free(a);
-	lines = all_lines(d, &n, &mode);
+	lines = all_lines(layer, &n, &mode);
 	ASSERT_EQ_INT(n, 1);
 	ASSERT_TRUE(mode);
 	ASSERT_EQ_STR(lines, "24 /usr/share/icons/hicolor/scalable/apps/a.svg\n"
 			     "32 /usr/share/icons/hicolor/48x48/apps/c.png\n");
-	dir_free(d);
+	fixture_free(f);
 }
 
 TEST(at_most_asked_max)
 {
-	struct dir *d = dir_new(01733);
+	g_autofree char *layer = NULL;
+	struct fixture *f = layer_dir(01733, &layer);
 	g_autofree char *lines = NULL;
 	struct asked *a = NULL;
 	unsigned n, count = 0;
 	bool mode;
 
-	ASSERT_EQ_INT(asked_new(d->layer, &a), 0);
+	ASSERT_EQ_INT(asked_new(layer, &a), 0);
 	for (unsigned i = 0; i < ASKED_MAX + 100; i++) {
 		g_autofree char *src =
 			g_strdup_printf("/usr/share/icons/t/%u.svg", i);
 		asked_note(a, src, 16);
 	}
 	asked_free(a);
-	lines = all_lines(d, &n, &mode);
+	lines = all_lines(layer, &n, &mode);
 	for (const char *p = lines; (p = strchr(p, '\n')); p++)
 		count++;
 	ASSERT_EQ_INT(count, ASKED_MAX);
 	ASSERT_TRUE(n > 1); /* written in batches */
 	ASSERT_TRUE(strstr(lines, "16 /usr/share/icons/t/0.svg\n") != NULL);
 	ASSERT_TRUE(strstr(lines, "/t/8192.svg") == NULL);
-	dir_free(d);
+	fixture_free(f);
 }
 
 TEST_MAIN(TEST_CASE(nowhere_to_ask), TEST_CASE(renders_asked_for),
