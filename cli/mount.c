@@ -66,6 +66,8 @@ int cli_mount(struct cli_options *o)
 		return 1;
 	}
 	(void)cli_store_synth(db, theme, o->rules);
+	/* kept open, idle, for the whole mount (see its close below) */
+	db_release_cache(db);
 	fo = (struct fs_options){
 		.db = o->db,
 		.shared_db = cli_shared_db(o),

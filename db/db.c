@@ -81,7 +81,7 @@ bool db_wal_trim(sqlite3 *db, long long max_bytes)
 	int busy_ms = 0, rc;
 
 	/* the burst's pages are of no more use in this connection's cache */
-	(void)sqlite3_db_release_memory(db);
+	db_release_cache(db);
 	if (!path || !*path || stat(sqlite3_filename_wal(path), &st) < 0 ||
 	    st.st_size <= max_bytes)
 		return true;
@@ -613,6 +613,11 @@ long long db_meta_get_int(sqlite3 *db, const char *key, long long def)
 	if (sqlite3_step(stmt) != SQLITE_ROW)
 		return def;
 	return sqlite3_column_int64(stmt, 0);
+}
+
+void db_release_cache(sqlite3 *db)
+{
+	(void)sqlite3_db_release_memory(db);
 }
 
 void db_shrink(sqlite3 *db)

@@ -73,6 +73,10 @@ int db_exec(sqlite3 *db, const char *sql);
  * connection closes) and its cache does not keep the burst's pages. False when the log is
  * still over `max_bytes` (a reader was using it: try again later). */
 bool db_wal_trim(sqlite3 *db, long long max_bytes);
+/* Give back the connection's page cache (the pages no statement holds):
+ * for a connection that goes idle after a burst of reads or writes. */
+void db_release_cache(sqlite3 *db);
+
 /* Give the free pages of an index back to the file system (for an index
  * made by this iconfs, which keeps a list of them; not in a transaction). */
 void db_shrink(sqlite3 *db);

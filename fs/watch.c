@@ -34,7 +34,7 @@
 /* How often the node table is held to its size. */
 #define WATCH_EVICT_MS 2000
 /* Free heap bytes kept at each eviction pass (heap_trim). */
-#define WATCH_HEAP_SLACK (2u * 1024 * 1024)
+#define WATCH_HEAP_SLACK (256u * 1024)
 /* Time given to storing synthesized files per quiet tick. */
 #define WATCH_SYNTH_MS 500
 /* The watcher writes the index: it may wait for the lock held by another
@@ -224,6 +224,8 @@ static void watch_store_synth(struct watch *w)
 	if (r < 0)
 		log_debug_errno(r, "cannot store synthesized files: %m");
 	w->synth_due = r != 0;
+	/* the files' pages (a large theme's cache is a megabyte) */
+	db_release_cache(w->db);
 }
 
 static void watch_refresh(struct watch *w)
