@@ -8,7 +8,6 @@
  * so a run after an interrupted one, or after a package update, renders
  * only what is missing or changed. A byte budget stops the rendering
  * cleanly: what was stored stays. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
@@ -236,117 +235,6 @@ static int prerender_theme(struct prerender *p, const struct cli_options *o,
 				     : "");
 	fflush(stdout);
 	return 0;
-}
-
-/* A request of the machine's users (asked.h): a file of the layer's index
- * at a pixel size, and how many requests asked for it. */
-struct asked_item {
-	char *source;
-	int ext;
-	unsigned px, count;
-};
-
-static void asked_item_clear(void *p)
-{
-	g_free(((struct asked_item *)p)->source);
-}
-
-static int asked_item_cmp(const void *a, const void *b)
-{
-	const struct asked_item *x = a, *y = b;
-
-	return x->count != y->count ? (y->count > x->count ? 1 : -1)
-				    : strcmp(x->source, y->source);
-}
-
-/* The icon files of the index at `db` that one request file of `dir_fd`
- * (at most 1 MiB) names, counted once per file into `counts` ("PX SOURCE"
- * → count). */
-static void asked_read(int dir_fd, const char *name, GHashTable *counts)
-{
-	_cleanup_close_ int fd = openat(dir_fd, name,
-					O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
-						O_CLOEXEC);
-	g_autoptr(GHashTable) seen =
-		g_hash_table_new(g_str_hash, g_str_equal);
-	g_autofree char *text = NULL;
-	struct stat st;
-	ssize_t n;
-
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size > 1 << 20)
-		return;
-	text = g_malloc((size_t)st.st_size + 1);
-	n = read(fd, text, (size_t)st.st_size);
-	if (n < 0)
-		return;
-	text[n] = '\0';
-	for (char *line = text, *next; *line; line = next) {
-		gpointer old;
-
-		next = strchrnul(line, '\n');
-		if (*next)
-			*next++ = '\0';
-		if (g_hash_table_contains(seen, line))
-			continue;
-		g_hash_table_add(seen, line);
-		old = g_hash_table_lookup(counts, line);
-		g_hash_table_insert(counts, g_strdup(line),
-				    GUINT_TO_POINTER(GPOINTER_TO_UINT(old) + 1));
-	}
-}
-
-/* Every request of the layer's requests directory, the most asked first,
- * only icon files of the index `db` at sizes toolkits use; the files read
- * are removed. The directory is made (mode 1733) when missing. */
-static GArray *asked_take(sqlite3 *db, const char *layer)
-{
-	g_autofree char *dir = asked_dir(layer);
-	g_autoptr(GHashTable) counts =
-		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	GArray *items = g_array_new(FALSE, FALSE, sizeof(struct asked_item));
-	_cleanup_closedir_ DIR *d = NULL;
-	GHashTableIter it;
-	const char *line;
-	gpointer count;
-	struct dirent *de;
-	struct stat st;
-	int fd;
-
-	g_array_set_clear_func(items, asked_item_clear);
-	if (mkdir(dir, 01733) == 0)
-		(void)chmod(dir, 01733); /* the umask took the sticky bit */
-	/* only the service's own directory, never one placed there */
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_uid != geteuid()))
-		(void)close(fd);
-	else if (fd >= 0)
-		d = fdopendir(fd);
-	while (d && (de = readdir(d)))
-		if (de->d_name[0] != '.') {
-			asked_read(dirfd(d), de->d_name, counts);
-			(void)unlinkat(dirfd(d), de->d_name, 0);
-		}
-	g_hash_table_iter_init(&it, counts);
-	while (g_hash_table_iter_next(&it, (gpointer *)&line, &count)) {
-		struct asked_item item = { .count = GPOINTER_TO_UINT(count) };
-		const char *space = strchr(line, ' ');
-		g_autofree char *px_text =
-			space ? g_strndup(line, space - line) : NULL;
-		int px;
-
-		if (!space || cli_int(px_text, 1, PRERENDER_DECLARED_MAX * 2,
-				      &px) < 0)
-			continue;
-		item.px = (unsigned)px;
-		item.ext = index_icon_file(db, space + 1);
-		if (item.ext < 0)
-			continue; /* not an icon of the system's directories */
-		item.source = g_strdup(space + 1);
-		g_array_append_val(items, item);
-	}
-	g_array_sort(items, asked_item_cmp);
-	return items;
 }
 
 /* Render what the machine's users asked for, within the budget. */

@@ -1,16 +1,20 @@
 /* What a mount asks the shared layer to hold; see asked.h. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
 #include <glib/gstdio.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "asked.h"
+#include "index.h"
 #include "log.h"
+#include "macro.h"
 
 /* Lines kept before they are written as one request file. */
 #define ASKED_BATCH 256
@@ -94,6 +98,117 @@ void asked_note(struct asked *a, const char *source, unsigned px)
 	pthread_mutex_unlock(&a->lock);
 	if (full)
 		asked_write(a, full);
+}
+
+static bool px_parse(const char *s, unsigned *ret)
+{
+	char *end;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > ASKED_PX_MAX)
+		return false;
+	*ret = (unsigned)v;
+	return true;
+}
+
+static void asked_item_clear(void *p)
+{
+	g_free(((struct asked_item *)p)->source);
+}
+
+static int asked_item_cmp(const void *a, const void *b)
+{
+	const struct asked_item *x = a, *y = b;
+
+	return x->count != y->count ? (y->count > x->count ? 1 : -1)
+				    : strcmp(x->source, y->source);
+}
+
+/* The lines of one request file of `dir_fd` (at most 1 MiB), counted
+ * once per file into `counts` ("PX SOURCE" → count). */
+static void asked_read(int dir_fd, const char *name, GHashTable *counts)
+{
+	_cleanup_close_ int fd = openat(dir_fd, name,
+					O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+						O_CLOEXEC);
+	g_autoptr(GHashTable) seen =
+		g_hash_table_new(g_str_hash, g_str_equal);
+	g_autofree char *text = NULL;
+	struct stat st;
+	ssize_t n;
+
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size > 1 << 20)
+		return;
+	text = g_malloc((size_t)st.st_size + 1);
+	n = read(fd, text, (size_t)st.st_size);
+	if (n < 0)
+		return;
+	text[n] = '\0';
+	for (char *line = text, *next; *line; line = next) {
+		gpointer old;
+
+		next = strchrnul(line, '\n');
+		if (*next)
+			*next++ = '\0';
+		if (g_hash_table_contains(seen, line))
+			continue;
+		g_hash_table_add(seen, line);
+		old = g_hash_table_lookup(counts, line);
+		g_hash_table_insert(counts, g_strdup(line),
+				    GUINT_TO_POINTER(GPOINTER_TO_UINT(old) + 1));
+	}
+}
+
+GArray *asked_take(sqlite3 *db, const char *layer)
+{
+	g_autofree char *dir = asked_dir(layer);
+	g_autoptr(GHashTable) counts =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	GArray *items = g_array_new(FALSE, FALSE, sizeof(struct asked_item));
+	_cleanup_closedir_ DIR *d = NULL;
+	GHashTableIter it;
+	const char *line;
+	gpointer count;
+	struct dirent *de;
+	struct stat st;
+	int fd;
+
+	g_array_set_clear_func(items, asked_item_clear);
+	if (mkdir(dir, 01733) == 0)
+		(void)chmod(dir, 01733); /* the umask took the sticky bit */
+	/* only the service's own directory, never one placed there */
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_uid != geteuid()))
+		(void)close(fd);
+	else if (fd >= 0)
+		d = fdopendir(fd);
+	while (d && (de = readdir(d)))
+		if (de->d_name[0] != '.') {
+			asked_read(dirfd(d), de->d_name, counts);
+			(void)unlinkat(dirfd(d), de->d_name, 0);
+		}
+	g_hash_table_iter_init(&it, counts);
+	while (g_hash_table_iter_next(&it, (gpointer *)&line, &count)) {
+		struct asked_item item = { .count = GPOINTER_TO_UINT(count) };
+		const char *space = strchr(line, ' ');
+		g_autofree char *px_text =
+			space ? g_strndup(line, space - line) : NULL;
+		unsigned px;
+
+		if (!space || !px_parse(px_text, &px))
+			continue;
+		item.px = px;
+		item.ext = index_icon_file(db, space + 1);
+		if (item.ext < 0)
+			continue; /* not an icon of the system's directories */
+		item.source = g_strdup(space + 1);
+		g_array_append_val(items, item);
+	}
+	g_array_sort(items, asked_item_cmp);
+	return items;
 }
 
 struct asked *asked_free(struct asked *a)

@@ -12,6 +12,8 @@
  * them). */
 #pragma once
 
+#include <glib.h>
+#include <sqlite3.h>
 #include <stddef.h>
 
 /* The directory of the requests of the layer at `layer`. g_free() it. */
@@ -29,3 +31,21 @@ struct asked *asked_free(struct asked *a); /* writes what is left */
 void asked_note(struct asked *a, const char *source, unsigned px);
 
 #define ASKED_MAX 8192
+
+/* The service's side. A request: an icon file of the layer's index at a
+ * pixel size (at most ASKED_PX_MAX), and how many request files asked for
+ * it. */
+struct asked_item {
+	char *source;
+	int ext; /* enum icon_ext */
+	unsigned px, count;
+};
+
+#define ASKED_PX_MAX 512
+
+/* Every request of the layer's requests directory (only the service's own
+ * directory: made mode 1733 when missing), the most asked first; lines
+ * that do not name an icon file of the index `db` (the layer's, read from
+ * the system's directories) at a sane size are left out, and the files
+ * read are removed. A GArray of struct asked_item (g_array_unref). */
+GArray *asked_take(sqlite3 *db, const char *layer);

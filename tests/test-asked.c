@@ -131,5 +131,40 @@ TEST(at_most_asked_max)
 	fixture_free(f);
 }
 
+/* The service's side: only icon files of its index at sane sizes, the
+ * most asked first (once per file), the files taken away. */
+TEST(requests_taken)
+{
+	g_autofree char *layer = NULL, *requests = NULL, *a = NULL,
+			*c = NULL, *one = NULL, *two = NULL;
+	struct fixture *f = layer_dir(01733, &layer);
+	g_autoptr(GArray) items = NULL;
+	g_autoptr(GDir) left = NULL;
+
+	fixture_themes(f);
+	ASSERT_EQ_INT(fixture_index(f), 0);
+	requests = asked_dir(layer);
+	a = g_build_filename(f->base, "t", "16", "a.png", NULL);
+	c = g_build_filename(f->base, "parent", "48", "c.png", NULL);
+	one = g_strdup_printf("24 %s\n24 %s\n32 %s\n16 /etc/passwd\n"
+			      "9999 %s\n16 %s/t/16/none.png\nnonsense\n",
+			      c, c, a, a, f->base);
+	two = g_strdup_printf("24 %s\n", c);
+	fixture_write(f, "../requests/1000.one", one, -1);
+	fixture_write(f, "../requests/1001.two", two, -1);
+	items = asked_take(f->db, layer);
+	ASSERT_EQ_INT(items->len, 2);
+	ASSERT_EQ_STR(g_array_index(items, struct asked_item, 0).source, c);
+	ASSERT_EQ_INT(g_array_index(items, struct asked_item, 0).count, 2);
+	ASSERT_EQ_INT(g_array_index(items, struct asked_item, 0).px, 24);
+	ASSERT_EQ_STR(g_array_index(items, struct asked_item, 1).source, a);
+	ASSERT_EQ_INT(g_array_index(items, struct asked_item, 1).count, 1);
+	ASSERT_EQ_INT(g_array_index(items, struct asked_item, 1).ext,
+		      ICON_EXT_PNG);
+	left = g_dir_open(requests, 0, NULL);
+	ASSERT_TRUE(left && g_dir_read_name(left) == NULL);
+	fixture_free(f);
+}
+
 TEST_MAIN(TEST_CASE(nowhere_to_ask), TEST_CASE(renders_asked_for),
-	  TEST_CASE(at_most_asked_max))
+	  TEST_CASE(at_most_asked_max), TEST_CASE(requests_taken))
