@@ -119,7 +119,7 @@ static int blob_bad(const struct blob_key *k, const char *why)
 #define BLOB_HEAD_COLUMNS                                                 \
 	"SELECT src_ino, src_size, src_mtime_ns, status, judged, bytes, " \
 	"data_crc, head_crc, used, length(data), src_hash"
-#define BLOB_WHERE " FROM blob WHERE source = ?1 AND px = ?2"
+#define BLOB_WHERE " FROM %s.blob WHERE source = ?1 AND px = ?2"
 
 /* One table's prepared reads: the user's own, or the shared layer's. */
 struct blob_layer {
@@ -127,6 +127,7 @@ struct blob_layer {
 	sqlite3_stmt *head; /* the row without its data */
 	sqlite3_stmt *full;
 	bool shared;
+	bool own_db;	 /* db is this layer's own connection (closed with it) */
 	bool complained; /* about a layer that fails to read */
 };
 
@@ -134,15 +135,21 @@ struct blob_reader {
 	struct blob_layer own, below;
 };
 
-#define BLOB_LAYER_STATEMENTS(l)                                               \
-	{                                                                      \
-		{ &(l)->head, BLOB_HEAD_COLUMNS BLOB_WHERE },                  \
-			{ &(l)->full, BLOB_HEAD_COLUMNS ", data" BLOB_WHERE }, \
+#define BLOB_LAYER_STATEMENTS(l, head_sql, full_sql)                          \
+	{                                                                     \
+		{ &(l)->head, head_sql }, { &(l)->full, full_sql },           \
 	}
 
-static int layer_prepare(struct blob_layer *l, sqlite3 *db, bool shared)
+/* The reads of table `schema`.blob of `db`. */
+static int layer_prepare(struct blob_layer *l, sqlite3 *db, const char *schema,
+			 bool shared)
 {
-	const struct db_statement stmts[] = BLOB_LAYER_STATEMENTS(l);
+	g_autofree char *head = g_strdup_printf(BLOB_HEAD_COLUMNS BLOB_WHERE,
+						schema);
+	g_autofree char *full =
+		g_strdup_printf(BLOB_HEAD_COLUMNS ", data" BLOB_WHERE, schema);
+	const struct db_statement stmts[] =
+		BLOB_LAYER_STATEMENTS(l, head, full);
 
 	l->db = db;
 	l->shared = shared;
@@ -151,9 +158,13 @@ static int layer_prepare(struct blob_layer *l, sqlite3 *db, bool shared)
 
 static void layer_finalize(struct blob_layer *l)
 {
-	const struct db_statement stmts[] = BLOB_LAYER_STATEMENTS(l);
+	const struct db_statement stmts[] =
+		BLOB_LAYER_STATEMENTS(l, NULL, NULL);
 
 	db_finalize_all(stmts, ELEMENTSOF(stmts));
+	if (l->own_db)
+		sqlite3_close_v2(l->db);
+	*l = (struct blob_layer){ 0 };
 }
 
 /* The shared layer at `path` opened for reading, or why not: a file of
@@ -174,7 +185,7 @@ static int layer_open(const char *path, sqlite3 **ret, const char **ret_why)
 					: "is not an iconfs index";
 		return r;
 	}
-	r = layer_prepare(&probe, db, true);
+	r = layer_prepare(&probe, db, "main", true);
 	layer_finalize(&probe);
 	if (r < 0) {
 		*ret_why = "has no rendered icons";
@@ -200,6 +211,19 @@ int blob_layer_check(const char *path)
 	return r;
 }
 
+/* Whether `db` has the layer at `shared` attached as `machine` (the index
+ * is layered over it, indexer/layered.h): then its renders are read there,
+ * with no connection of their own. */
+static bool layer_attached(sqlite3 *db, const char *shared)
+{
+	const char *machine = sqlite3_db_filename(db, "machine");
+	struct stat a, b;
+
+	return machine && *machine && stat(machine, &a) == 0 &&
+	       stat(shared, &b) == 0 && a.st_dev == b.st_dev &&
+	       a.st_ino == b.st_ino;
+}
+
 int blob_reader_new(sqlite3 *db, const char *shared, struct blob_reader **ret)
 {
 	struct blob_reader *b = calloc(1, sizeof(*b));
@@ -209,13 +233,15 @@ int blob_reader_new(sqlite3 *db, const char *shared, struct blob_reader **ret)
 
 	if (!b)
 		return -ENOMEM;
-	r = layer_prepare(&b->own, db, false);
+	r = layer_prepare(&b->own, db, "main", false);
 	/* checked at start: a layer replaced since that fails is left out */
-	if (r >= 0 && shared && layer_open(shared, &below, &why) >= 0 &&
-	    layer_prepare(&b->below, below, true) < 0) {
-		layer_finalize(&b->below);
-		sqlite3_close_v2(below);
-		b->below = (struct blob_layer){ 0 };
+	if (r >= 0 && shared && layer_attached(db, shared)) {
+		if (layer_prepare(&b->below, db, "machine", true) < 0)
+			layer_finalize(&b->below);
+	} else if (r >= 0 && shared && layer_open(shared, &below, &why) >= 0) {
+		b->below.own_db = true;
+		if (layer_prepare(&b->below, below, "main", true) < 0)
+			layer_finalize(&b->below);
 	}
 	if (r < 0) {
 		blob_reader_free(b);
@@ -230,8 +256,6 @@ struct blob_reader *blob_reader_free(struct blob_reader *b)
 	if (b) {
 		layer_finalize(&b->own);
 		layer_finalize(&b->below);
-		if (b->below.db)
-			sqlite3_close_v2(b->below.db);
 		free(b);
 	}
 	return NULL;
