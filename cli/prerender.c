@@ -312,7 +312,7 @@ static int prerender_into(const struct cli_options *o,
 	for (guint i = 0; i < themes->len && !atomic_load(&p.full); i++)
 		if (prerender_theme(&p, o, l, themes->pdata[i]) < 0)
 			atomic_fetch_add(&p.failed, 1);
-	if (layer && !atomic_load(&p.full))
+	if (layer) /* the requests are taken (and their place made) always */
 		prerender_asked(&p, db, layer);
 
 	/* everything rendered is stored before the command ends */
