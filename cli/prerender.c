@@ -309,6 +309,10 @@ static int prerender_into(const struct cli_options *o,
 	if (r < 0)
 		return r;
 	p.tty = isatty(STDERR_FILENO);
+	/* the layer's synthesized files of its themes serve every new user
+	 * whose index is still the machine's (layered.h) */
+	for (guint i = 0; layer && i < themes->len; i++)
+		(void)cli_store_synth(db, themes->pdata[i], o->rules);
 	for (guint i = 0; i < themes->len && !atomic_load(&p.full); i++)
 		if (prerender_theme(&p, o, l, themes->pdata[i]) < 0)
 			atomic_fetch_add(&p.failed, 1);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "db.h"
+#include "layered.h"
 #include "index.h"
 #include "lookup-chain.h"
 #include "synth.h"
@@ -109,12 +110,16 @@ static gpointer stored_get(struct lookup *l, const struct kind *kind,
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
 	g_autoptr(GBytes) data = NULL;
 
-	if (db_query_row(
-		    lookup_db(l), &q,
-		    "SELECT data FROM synth WHERE theme = ?1 AND kind = ?2 "
-		    "AND made_by = ?3 AND generation = (SELECT value FROM "
-		    "meta WHERE key = 'generation')",
-		    "ttt", theme, kind->name, made_by(l)) < 0)
+	/* the index's own, or the machine's (as the index is its copy) */
+	g_autofree char *sql = layered_derived_sql(
+		lookup_db(l),
+		"SELECT data FROM {schema}.synth WHERE theme = ?1 AND kind = ?2 "
+		"AND made_by = ?3 AND generation = (SELECT value FROM "
+		"{schema}.meta WHERE key = 'generation')",
+		"SELECT data FROM ({arms}) LIMIT 1");
+
+	if (db_query_row(lookup_db(l), &q, sql, "ttt", theme, kind->name,
+			 made_by(l)) < 0)
 		return NULL;
 	data = g_bytes_new(sqlite3_column_blob(q, 0),
 			   (gsize)sqlite3_column_bytes(q, 0));
@@ -523,11 +528,14 @@ bool synth_stored(struct lookup *l, const char *theme)
 {
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
 
-	if (db_query_row(lookup_db(l), &q,
-			 "SELECT count(*) FROM synth WHERE theme = ?1 AND "
-			 "made_by = ?2 AND generation = (SELECT value FROM "
-			 "meta WHERE key = 'generation')",
-			 "tt", theme, made_by(l)) < 0)
+	g_autofree char *sql = layered_derived_sql(
+		lookup_db(l),
+		"SELECT count(*) AS n FROM {schema}.synth WHERE theme = ?1 AND "
+		"made_by = ?2 AND generation = (SELECT value FROM "
+		"{schema}.meta WHERE key = 'generation')",
+		"SELECT max(n) FROM ({arms})");
+
+	if (db_query_row(lookup_db(l), &q, sql, "tt", theme, made_by(l)) < 0)
 		return false;
 	return sqlite3_column_int(q, 0) == (int)ELEMENTSOF(kinds);
 }

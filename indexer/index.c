@@ -14,12 +14,14 @@ int index_open(const char *path, const char *layer, char *const *basedirs,
 	bool progress = flags & INDEX_PROGRESS;
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
 	struct scan_stats st;
+	bool restarted = false;
 	int r;
 
 	r = db_open(path, flags & INDEX_CHECK ? DB_CHECK : 0, &db);
 	if (r < 0)
 		return r;
-	r = layered_open(db, layer, flags & INDEX_NOT_LAYERED, basedirs);
+	r = layered_open(db, layer, flags & INDEX_NOT_LAYERED, basedirs,
+			 &restarted);
 	if (r < 0)
 		return r;
 	r = scan_refresh(
@@ -29,6 +31,7 @@ int index_open(const char *path, const char *layer, char *const *basedirs,
 		&st, NULL);
 	if (r < 0)
 		return r;
+	(void)layered_settled(db, restarted, st.dirs_read);
 	if (ret_stats)
 		*ret_stats = st;
 	*ret_db = TAKE_PTR(db);

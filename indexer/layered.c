@@ -9,6 +9,10 @@
 
 /* The meta key naming the machine's index a layered index is over. */
 #define BELOW_KEY "below"
+/* ... and the ones dating the index as the machine's copy: its own
+ * generation and the machine's then (layered_as_machine). */
+#define AS_MACHINE_KEY	       "below_generation"
+#define AS_MACHINE_MACHINE_KEY "below_machine_generation"
 
 /* What an index is made of but its icons, in an order the foreign keys
  * allow; rows are copied with their ids, so every reference stays. */
@@ -139,6 +143,10 @@ static int index_restart(sqlite3 *db, const char *path)
 	if (r >= 0)
 		r = db_meta_set_text(db, BELOW_KEY, path);
 	if (r >= 0)
+		r = db_meta_set_text(db, AS_MACHINE_KEY, NULL);
+	if (r >= 0)
+		r = db_meta_set_text(db, AS_MACHINE_MACHINE_KEY, NULL);
+	if (r >= 0)
 		r = db_exec(db, "COMMIT");
 	if (r < 0)
 		(void)db_exec(db, "ROLLBACK");
@@ -155,7 +163,7 @@ static bool index_was_read(sqlite3 *db)
 }
 
 int layered_open(sqlite3 *db, const char *layer, bool layer_none,
-		 char *const *basedirs)
+		 char *const *basedirs, bool *ret_restarted)
 {
 	g_autofree char *was = db_meta_get_text(db, BELOW_KEY);
 	const char *why = layer_none ? "is not to be read" : "cannot be read";
@@ -174,6 +182,8 @@ int layered_open(sqlite3 *db, const char *layer, bool layer_none,
 		return 1; /* layered over it as before */
 	if (r >= 0) {
 		r = index_restart(db, layer);
+		if (r >= 0 && ret_restarted)
+			*ret_restarted = true;
 		if (r >= 0) {
 			log_info("the index is layered over the machine's, "
 				 "in '%s'",
@@ -207,4 +217,73 @@ int layered_attach(sqlite3 *db)
 			    "missing until the next mount",
 			    below, why);
 	return r;
+}
+
+/* The existing base directories of `schema`, in its order. */
+static char *bases_in_order(sqlite3 *db, const char *schema)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	g_autofree char *sql = g_strdup_printf(
+		"SELECT group_concat(path, ':') FROM (SELECT b.path FROM "
+		"%1$s.basedir b JOIN %1$s.dir d ON d.basedir_id = b.id "
+		"AND d.kind = ?1 WHERE d.ino != -1 ORDER BY b.pos)",
+		schema);
+
+	if (db_query_row(db, &q, sql, "i", DIR_KIND_BASE) < 0)
+		return NULL;
+	return g_strdup(db_column_str(q, 0));
+}
+
+static long long machine_generation(sqlite3 *db)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+
+	if (db_query_row(db, &q,
+			 "SELECT value FROM machine.meta WHERE key = "
+			 "'generation'",
+			 "") < 0)
+		return -1;
+	return sqlite3_column_int64(q, 0);
+}
+
+int layered_settled(sqlite3 *db, bool restarted, unsigned dirs_read)
+{
+	g_autofree char *own = NULL, *machine = NULL;
+	int r;
+
+	if (!restarted || dirs_read > 0 || !sqlite3_db_filename(db, "machine"))
+		return 0;
+	own = bases_in_order(db, "main");
+	machine = bases_in_order(db, "machine");
+	if (!own || !machine || !streq(own, machine))
+		return 0;
+	r = db_meta_set_int(db, AS_MACHINE_MACHINE_KEY,
+			    machine_generation(db));
+	if (r >= 0)
+		r = db_meta_set_int(db, AS_MACHINE_KEY,
+				    db_meta_get_int(db, "generation", 0));
+	return r;
+}
+
+bool layered_as_machine(sqlite3 *db)
+{
+	return sqlite3_db_filename(db, "machine") &&
+	       db_meta_get_int(db, AS_MACHINE_KEY, -1) ==
+		       db_meta_get_int(db, "generation", -2) &&
+	       db_meta_get_int(db, AS_MACHINE_MACHINE_KEY, -1) ==
+		       machine_generation(db);
+}
+
+char *layered_derived_sql(sqlite3 *db, const char *arm, const char *outer)
+{
+	g_autofree char *own = replaced(arm, "{schema}", "main");
+	g_autofree char *arms = NULL;
+
+	if (layered_as_machine(db)) {
+		g_autofree char *below = replaced(arm, "{schema}", "machine");
+
+		arms = g_strconcat(own, " UNION ALL ", below, NULL);
+	} else
+		arms = g_steal_pointer(&own);
+	return outer ? replaced(outer, "{arms}", arms) : g_steal_pointer(&arms);
 }

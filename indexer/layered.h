@@ -32,14 +32,34 @@
  * over an index that can no longer serve (missing, another version's, not
  * trusted, of other directories, not to be read) is emptied and read from
  * the directories: one log line says why. 1 when layered, 0 when not,
- * -errno when the index could not be written. */
+ * -errno when the index could not be written; *ret_restarted (may be NULL)
+ * says whether it was started again as the machine's copy. */
 int layered_open(sqlite3 *db, const char *layer, bool layer_none,
-		 char *const *basedirs);
+		 char *const *basedirs, bool *ret_restarted);
 
 /* Attach the machine's index to a further connection of `db`'s index, if
  * it is layered: 0, or -errno when the machine's index cannot be read (the
  * icons below are then missing on this connection; logged). */
 int layered_attach(sqlite3 *db);
+
+/* Whether `db`'s index is still the machine's as it was copied: layered,
+ * its first refresh read no directory, its existing base directories are
+ * in the machine's order, and nothing changed since (the generation is the
+ * one recorded then). What was derived from the machine's index (its
+ * synthesized files) then holds for it too. */
+bool layered_as_machine(sqlite3 *db);
+
+/* SQL that reads rows derived from the index: `arm` is a SELECT in which
+ * {schema} names the schema of the derived table and of the meta table
+ * dating it; the result is `arm` over the index's own rows, then (while
+ * layered_as_machine) UNION ALL over the machine's; `outer` (may be NULL)
+ * wraps that where it says {arms}. g_free() it. */
+char *layered_derived_sql(sqlite3 *db, const char *arm, const char *outer);
+
+/* After index_open's first refresh of an index layered_open() started
+ * again as the machine's copy, which read `dirs_read` directories: record
+ * whether it still is the machine's (layered_as_machine). */
+int layered_settled(sqlite3 *db, bool restarted, unsigned dirs_read);
 
 /* SQL that reads every icon row of `db`'s index: `arm` is a SELECT in which
  * {icon} stands for a table of (name, listing_id, ext), listing_id being a

@@ -251,7 +251,58 @@ TEST(machine_that_cannot_serve_means_reading_every_directory)
 	layers_free(x);
 }
 
+/* What `db` reads of theme t's derived row "kind" through
+ * layered_derived_sql(), or "" for none. */
+static char *derived(sqlite3 *db)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	g_autofree char *sql = layered_derived_sql(
+		db,
+		"SELECT data FROM {schema}.synth WHERE theme = 't' AND "
+		"generation = (SELECT value FROM {schema}.meta "
+		"WHERE key = 'generation')",
+		"SELECT data FROM ({arms}) LIMIT 1");
+
+	if (db_query_row(db, &q, sql, "") < 0)
+		return g_strdup("");
+	return g_strdup(db_column_str(q, 0));
+}
+
+/* The machine's derived rows (its synthesized files) hold for a user's
+ * index while it is the machine's copy, and no more once it changed. */
+TEST(machine_synthesized_files_until_changed)
+{
+	struct layers *x = layers_new();
+	_cleanup_(sqlite3_closep) sqlite3 *m = NULL;
+	g_autofree char *before = NULL, *after = NULL;
+	sqlite3 *db = NULL;
+
+	ASSERT_EQ_INT(machine_build(x), 0);
+	ASSERT_EQ_INT(db_open(x->machine, 0, &m), 0);
+	ASSERT_EQ_INT(db_exec(m, "INSERT INTO synth VALUES ('t', 'kind', "
+				 "(SELECT value FROM meta WHERE key = "
+				 "'generation'), 'test', 'machine''s')"),
+		      0);
+	sqlite3_close(TAKE_PTR(m));
+	ASSERT_EQ_INT(user_open(x, x->f->db_path, x->machine, 0, &db), 0);
+	ASSERT_TRUE(layered_as_machine(db));
+	before = derived(db);
+	ASSERT_EQ_STR(before, "machine's");
+	/* a second open changes nothing */
+	ASSERT_EQ_INT(user_open(x, x->f->db_path, NULL, 0, &db), 0);
+	ASSERT_TRUE(layered_as_machine(db));
+	/* a directory read: the index is its own */
+	fixture_png(x->f, "t/16/new.png", 16);
+	ASSERT_EQ_INT(user_open(x, x->f->db_path, NULL, 0, &db), 0);
+	ASSERT_TRUE(!layered_as_machine(db));
+	after = derived(db);
+	ASSERT_EQ_STR(after, "");
+	sqlite3_close(db);
+	layers_free(x);
+}
+
 TEST_MAIN(TEST_CASE(same_answers_without_the_icons),
 	  TEST_CASE(changed_and_own_directories_read_into_the_user_index),
 	  TEST_CASE(machine_rebuilt_still_serves),
-	  TEST_CASE(machine_that_cannot_serve_means_reading_every_directory))
+	  TEST_CASE(machine_that_cannot_serve_means_reading_every_directory),
+	  TEST_CASE(machine_synthesized_files_until_changed))
