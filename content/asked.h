@@ -1,7 +1,9 @@
-/* What a mount asks the machine's shared layer to hold: the system icons it
- * had to render itself. The shared layer is sized by use: the service that
+/* What a mount asks the machine's shared layer to hold (the system icons it
+ * had to render itself), both sides: the mount's requests and the
+ * service's taking them. The shared layer is sized by use: the service that
  * builds it renders the machine's default theme, then what the machine's
- * users asked for (cli/prerender.c), within its budget. A mount's request
+ * users asked for (asked_take, rendered by cli/prerender.c), within its
+ * budget. A mount's request
  * is a file it writes into the layer's `requests` directory (beside the
  * layer; made by the service, mode 1733: anyone may add a file, nobody but
  * the service may list them), one line "PX SOURCE" per render. A request
