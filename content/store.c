@@ -278,6 +278,7 @@ static void *store_main(void *arg)
 				 "read from there",
 				 dropped);
 			db_shrink(s->db);
+			(void)db_wal_trim(s->db, 0);
 		}
 	}
 	s->total = blob_total(s->db);
