@@ -241,10 +241,14 @@ static int prerender_theme(struct prerender *p, const struct cli_options *o,
 static void prerender_asked(struct prerender *p, sqlite3 *db,
 			    const char *layer)
 {
-	g_autoptr(GArray) items = asked_take(db, layer);
+	g_autoptr(GPtrArray) themes = NULL;
+	g_autoptr(GArray) items = asked_take(db, layer, &themes);
 	_cleanup_(blob_reader_freep) struct blob_reader *b = NULL;
 	unsigned done = 0;
 
+	/* the synthesized files of the themes in use, for every user */
+	for (guint i = 0; i < themes->len; i++)
+		(void)cli_store_synth(db, themes->pdata[i], p->rules);
 	if (items->len == 0 || content_reader_new(p->content, db, &b) < 0)
 		return;
 	for (guint i = 0; i < items->len; i++, done++) {

@@ -79,16 +79,15 @@ static void asked_write(struct asked *a, const GString *lines)
 	(void)close(fd);
 }
 
-void asked_note(struct asked *a, const char *source, unsigned px)
+/* Add one line (without its newline) to the next request file. */
+static void asked_line(struct asked *a, const char *line)
 {
 	g_autoptr(GString) full = NULL;
 
-	if (!a || g_str_has_prefix(source, a->home) || strchr(source, '\n'))
-		return;
 	pthread_mutex_lock(&a->lock);
 	if (a->total < ASKED_MAX) {
 		a->total++;
-		g_string_append_printf(a->lines, "%u %s\n", px, source);
+		g_string_append_printf(a->lines, "%s\n", line);
 		if (++a->n_lines >= ASKED_BATCH) {
 			full = a->lines;
 			a->lines = g_string_new(NULL);
@@ -98,6 +97,26 @@ void asked_note(struct asked *a, const char *source, unsigned px)
 	pthread_mutex_unlock(&a->lock);
 	if (full)
 		asked_write(a, full);
+}
+
+void asked_note(struct asked *a, const char *source, unsigned px)
+{
+	g_autofree char *line = NULL;
+
+	if (!a || g_str_has_prefix(source, a->home) || strchr(source, '\n'))
+		return;
+	line = g_strdup_printf("%u %s", px, source);
+	asked_line(a, line);
+}
+
+void asked_note_theme(struct asked *a, const char *theme)
+{
+	g_autofree char *line = NULL;
+
+	if (!a || strchr(theme, '\n'))
+		return;
+	line = g_strconcat("theme ", theme, NULL);
+	asked_line(a, line);
 }
 
 static bool px_parse(const char *s, unsigned *ret)
@@ -162,7 +181,35 @@ static void asked_read(int dir_fd, const char *name, GHashTable *counts)
 	}
 }
 
-GArray *asked_take(sqlite3 *db, const char *layer)
+/* "theme THEME" lines of `counts`, themes of the index, the most asked
+ * first. */
+static GPtrArray *asked_themes(sqlite3 *db, GHashTable *counts)
+{
+	g_autoptr(GArray) items = g_array_new(FALSE, FALSE, sizeof(struct asked_item));
+	GPtrArray *out = g_ptr_array_new_with_free_func(g_free);
+	GHashTableIter it;
+	const char *line;
+	gpointer count;
+
+	g_hash_table_iter_init(&it, counts);
+	while (g_hash_table_iter_next(&it, (gpointer *)&line, &count)) {
+		struct asked_item item = { .count = GPOINTER_TO_UINT(count) };
+
+		if (!g_str_has_prefix(line, "theme ") ||
+		    !index_theme_valid(db, line + 6))
+			continue;
+		item.source = (char *)line + 6;
+		g_array_append_val(items, item);
+	}
+	g_array_sort(items, asked_item_cmp);
+	for (guint i = 0; i < items->len && i < ASKED_THEMES_MAX; i++)
+		g_ptr_array_add(out, g_strdup(g_array_index(items,
+							    struct asked_item,
+							    i).source));
+	return out;
+}
+
+GArray *asked_take(sqlite3 *db, const char *layer, GPtrArray **ret_themes)
 {
 	g_autofree char *dir = asked_dir(layer);
 	g_autoptr(GHashTable) counts =
@@ -208,6 +255,7 @@ GArray *asked_take(sqlite3 *db, const char *layer)
 		g_array_append_val(items, item);
 	}
 	g_array_sort(items, asked_item_cmp);
+	*ret_themes = asked_themes(db, counts);
 	return items;
 }
 

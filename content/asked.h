@@ -32,6 +32,10 @@ struct asked *asked_free(struct asked *a); /* writes what is left */
  * They are written in batches, at most ASKED_MAX per mount. */
 void asked_note(struct asked *a, const char *source, unsigned px);
 
+/* Note that the mount serves theme `theme`: a line "theme THEME" asks the
+ * layer to hold its synthesized files (made once for all users). */
+void asked_note_theme(struct asked *a, const char *theme);
+
 #define ASKED_MAX 8192
 
 /* The service's side. A request: an icon file of the layer's index at a
@@ -50,4 +54,8 @@ struct asked_item {
  * that do not name an icon file of the index `db` (the layer's, read from
  * the system's directories) at a sane size are left out, and the files
  * read are removed. A GArray of struct asked_item (g_array_unref). */
-GArray *asked_take(sqlite3 *db, const char *layer);
+GArray *asked_take(sqlite3 *db, const char *layer, GPtrArray **ret_themes);
+
+/* ...and *ret_themes: the themes asked for ("theme THEME" lines), themes
+ * of the index `db`, the most asked first, at most ASKED_THEMES_MAX. */
+#define ASKED_THEMES_MAX 16

@@ -117,6 +117,11 @@ int content_sync(struct content *c, unsigned timeout_ms)
 	return store_sync(c->store, timeout_ms);
 }
 
+void content_ask_theme(struct content *c, const char *theme)
+{
+	asked_note_theme(c->asked, theme);
+}
+
 void content_set_stat_tier(struct content *c, bool on)
 {
 	c->stat_tier = on;

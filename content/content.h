@@ -55,6 +55,10 @@ struct content *content_free(struct content *c);
 
 struct content_counters *content_counters(struct content *c);
 
+/* The mount serves `theme`: the shared layer is asked to hold its
+ * synthesized files (asked.h). */
+void content_ask_theme(struct content *c, const char *theme);
+
 /* Wait until the renders queued so far are stored (or given up). */
 int content_sync(struct content *c, unsigned timeout_ms);
 

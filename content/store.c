@@ -26,7 +26,7 @@
 #define STORE_DRAIN_MS 3000
 /* The index's log is trimmed once a burst of writes leaves it past this
  * (db_wal_trim). */
-#define STORE_WAL_MAX (1024 * 1024)
+#define STORE_WAL_MAX (256 * 1024)
 
 enum op_kind {
 	OP_PUT,
@@ -278,7 +278,7 @@ static void *store_main(void *arg)
 				 "read from there",
 				 dropped);
 			db_shrink(s->db);
-			(void)db_wal_trim(s->db, 0);
+			trim = true; /* its log too, as after a burst */
 		}
 	}
 	s->total = blob_total(s->db);

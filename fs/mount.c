@@ -76,6 +76,7 @@ static void fs_theme_changed(const char *theme, enum desktop_source source,
 		 desktop_source_name(source));
 	tree_set_default_theme(fs->tree, theme, desktop_source_name(source),
 			       invals);
+	content_ask_theme(fs->content, theme);
 	watch_invalidate(fs->watch, invals);
 	tree_inval_clear(invals);
 }
@@ -94,6 +95,7 @@ static int fs_state_new(struct fs *fs, const struct fs_options *o)
 	if (r < 0)
 		return r;
 	content_set_stat_tier(fs->content, true);
+	content_ask_theme(fs->content, o->theme);
 	fs->resolved = resolved_new();
 	r = synth_new(&fs->generation, &fs->synth);
 	if (r >= 0)

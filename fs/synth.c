@@ -587,6 +587,8 @@ int synth_store(struct synth *s, struct lookup *l, sqlite3 *db,
 	if (r >= 0 && !more) {
 		_cleanup_(sqlite3_finalizep) sqlite3_stmt *del = NULL;
 
+		g_autofree char *shadowed = layered_shadowed_sql(db, "synth");
+
 		r = db_query(db, &del,
 			     "DELETE FROM synth WHERE made_by != ?1 OR "
 			     "generation != (SELECT value FROM meta "
@@ -594,10 +596,15 @@ int synth_store(struct synth *s, struct lookup *l, sqlite3 *db,
 			     "t", made_by(l));
 		if (r >= 0)
 			r = db_errno(sqlite3_step(del));
+		/* what the layer holds for every user, it serves */
+		if (r >= 0 && shadowed)
+			r = db_exec(db, shadowed);
 	}
 	if (r >= 0)
 		r = db_exec(db, "COMMIT");
 	if (r < 0)
 		(void)db_exec(db, "ROLLBACK");
+	else
+		db_shrink(db);
 	return r < 0 ? r : more;
 }

@@ -224,8 +224,9 @@ static void watch_store_synth(struct watch *w)
 	if (r < 0)
 		log_debug_errno(r, "cannot store synthesized files: %m");
 	w->synth_due = r != 0;
-	/* the files' pages (a large theme's cache is a megabyte) */
-	db_release_cache(w->db);
+	/* the files' pages (a large theme's cache is a megabyte), and the
+	 * log of what was stored or dropped */
+	(void)db_wal_trim(w->db, 0);
 }
 
 static void watch_refresh(struct watch *w)

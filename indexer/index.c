@@ -140,3 +140,12 @@ int index_icon_file(sqlite3 *db, const char *path)
 	r = db_query_row(db, &q, sql, "tti", dir, base, ext);
 	return r < 0 ? r : ext;
 }
+
+bool index_theme_valid(sqlite3 *db, const char *theme)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+
+	return db_query_row(db, &q,
+			    "SELECT 1 FROM theme WHERE name = ?1 AND valid",
+			    "t", theme) == 0;
+}

@@ -44,6 +44,9 @@ int index_stats(sqlite3 *db, struct index_stats *ret);
  * root: what a watcher of the index watches. */
 int index_dirs(sqlite3 *db, GPtrArray **ret);
 
+/* Whether `theme` is a valid theme of the index. */
+bool index_theme_valid(sqlite3 *db, const char *theme);
+
 /* The extension (enum icon_ext) of `path` when it is an icon file of a
  * directory of the index, else -ENOENT. */
 int index_icon_file(sqlite3 *db, const char *path);

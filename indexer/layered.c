@@ -287,3 +287,15 @@ char *layered_derived_sql(sqlite3 *db, const char *arm, const char *outer)
 		arms = g_steal_pointer(&own);
 	return outer ? replaced(outer, "{arms}", arms) : g_steal_pointer(&arms);
 }
+
+char *layered_shadowed_sql(sqlite3 *db, const char *table)
+{
+	if (!layered_as_machine(db))
+		return NULL;
+	return g_strdup_printf(
+		"DELETE FROM main.%1$s WHERE EXISTS (SELECT 1 FROM "
+		"machine.%1$s m WHERE m.theme = %1$s.theme AND m.kind = "
+		"%1$s.kind AND m.made_by = %1$s.made_by AND m.generation = "
+		"(SELECT value FROM machine.meta WHERE key = 'generation'))",
+		table);
+}

@@ -49,6 +49,12 @@ int layered_attach(sqlite3 *db);
  * synthesized files) then holds for it too. */
 bool layered_as_machine(sqlite3 *db);
 
+/* A DELETE of the index's own rows of derived table `table` (theme, kind,
+ * made_by, generation) that the machine's holds the same of, or NULL when
+ * the index is not layered_as_machine: the user's file need not keep what
+ * every user reads from below. g_free() it. */
+char *layered_shadowed_sql(sqlite3 *db, const char *table);
+
 /* SQL that reads rows derived from the index: `arm` is a SELECT in which
  * {schema} names the schema of the derived table and of the meta table
  * dating it; the result is `arm` over the index's own rows, then (while

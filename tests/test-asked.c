@@ -139,6 +139,7 @@ TEST(requests_taken)
 			*c = NULL, *one = NULL, *two = NULL;
 	struct fixture *f = layer_dir(01733, &layer);
 	g_autoptr(GArray) items = NULL;
+	g_autoptr(GPtrArray) themes = NULL;
 	g_autoptr(GDir) left = NULL;
 
 	fixture_themes(f);
@@ -147,12 +148,12 @@ TEST(requests_taken)
 	a = g_build_filename(f->base, "t", "16", "a.png", NULL);
 	c = g_build_filename(f->base, "parent", "48", "c.png", NULL);
 	one = g_strdup_printf("24 %s\n24 %s\n32 %s\n16 /etc/passwd\n"
-			      "9999 %s\n16 %s/t/16/none.png\nnonsense\n",
+			      "9999 %s\n16 %s/t/16/none.png\nnonsense\ntheme t\n",
 			      c, c, a, a, f->base);
-	two = g_strdup_printf("24 %s\n", c);
+	two = g_strdup_printf("24 %s\ntheme parent\ntheme t\ntheme nope\n", c);
 	fixture_write(f, "../requests/1000.one", one, -1);
 	fixture_write(f, "../requests/1001.two", two, -1);
-	items = asked_take(f->db, layer);
+	items = asked_take(f->db, layer, &themes);
 	ASSERT_EQ_INT(items->len, 2);
 	ASSERT_EQ_STR(g_array_index(items, struct asked_item, 0).source, c);
 	ASSERT_EQ_INT(g_array_index(items, struct asked_item, 0).count, 2);
@@ -161,6 +162,10 @@ TEST(requests_taken)
 	ASSERT_EQ_INT(g_array_index(items, struct asked_item, 1).count, 1);
 	ASSERT_EQ_INT(g_array_index(items, struct asked_item, 1).ext,
 		      ICON_EXT_PNG);
+	/* themes of the index only, the most asked first */
+	ASSERT_EQ_INT(themes->len, 2);
+	ASSERT_EQ_STR(themes->pdata[0], "t");
+	ASSERT_EQ_STR(themes->pdata[1], "parent");
 	left = g_dir_open(requests, 0, NULL);
 	ASSERT_TRUE(left && g_dir_read_name(left) == NULL);
 	fixture_free(f);
