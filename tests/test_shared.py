@@ -19,6 +19,7 @@ import sqlite3
 import stat
 import subprocess
 import tempfile
+import time
 
 from common import (REAL_BASES, check, check_eq, counters, finish, mounted, need_theme,
                     png_size, run, squares_theme, svg_square)
@@ -208,6 +209,10 @@ with tempfile.TemporaryDirectory() as tmp:
         read_all(mnt, at24)
         check_eq(counters(mnt)["renders"], 0, "their first user renders none of them again")
         check("renders are in the shared layer now" in daemon_log(), "and says why")
+        time.sleep(3)  # at rest
+        disk = sum(os.path.getsize(frank + x) for x in ("", "-wal", "-shm")
+                   if os.path.exists(frank + x))
+        check(disk <= 2 << 20, f"a layered user's index at rest takes at most 2 MiB ({disk} bytes)")
     with sqlite3.connect(frank) as c:
         kept = c.execute("SELECT count(*) FROM blob WHERE px = 24").fetchone()[0]
     check(had >= len(srcs) and kept == 0,
