@@ -118,7 +118,7 @@ int cli_status(struct cli_options *o)
 	printf("%-16s %.1f MiB\n", "index size", st.st_size / 1048576.0);
 	below = db_meta_get_text(db, "below");
 	if (below && layered_attach(db) >= 0)
-		printf("%-16s layered over the machine's, in %s\n", "index below",
+		printf("%-16s %s (the machine index)\n", "layered over",
 		       below);
 	n = getxattr(mnt, VIEW_XATTR_THEME, value, sizeof(value) - 1);
 	if (n > 0) {

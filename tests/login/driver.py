@@ -360,6 +360,11 @@ def layer_facts():
                 "SELECT count(*) FROM blob WHERE source LIKE ?", (like,)).fetchone()[0]
             f["test_theme_renders"] = db.execute(
                 f"SELECT count(*) FROM blob WHERE source LIKE ? AND {ok}", (like,)).fetchone()[0]
+            # the machine's index in the layer (a user's index is layered over it)
+            f["test_theme_icons"] = db.execute(
+                "SELECT count(*) FROM icon i JOIN dir d ON d.listing_id = i.listing_id "
+                "JOIN theme t ON t.id = d.theme_id WHERE t.name = ? AND t.valid",
+                (TEST_THEME,)).fetchone()[0]
         finally:
             db.close()
     except (OSError, sqlite3.Error) as e:
