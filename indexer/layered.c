@@ -37,18 +37,29 @@ static char *replaced(const char *s, const char *token, const char *by)
 	return g_strjoinv(by, parts);
 }
 
+/* `arm` with `token` as `own`, UNION ALL (when `below` is not NULL) the
+ * same with it as `below`; wrapped in `outer` where it says {arms}. */
+static char *arms_sql(const char *arm, const char *token, const char *own,
+		      const char *below, const char *outer)
+{
+	g_autofree char *arms = replaced(arm, token, own);
+
+	if (below) {
+		g_autofree char *more = replaced(arm, token, below);
+		g_autofree char *both =
+			g_strconcat(arms, " UNION ALL ", more, NULL);
+
+		g_free(arms);
+		arms = g_steal_pointer(&both);
+	}
+	return outer ? replaced(outer, "{arms}", arms) : g_steal_pointer(&arms);
+}
+
 char *layered_icons_sql(sqlite3 *db, const char *arm, const char *outer)
 {
-	g_autofree char *own = replaced(arm, "{icon}", "main.icon");
-	g_autofree char *arms = NULL;
-
-	if (sqlite3_db_filename(db, "machine")) {
-		g_autofree char *below = replaced(arm, "{icon}", ICONS_BELOW);
-
-		arms = g_strconcat(own, " UNION ALL ", below, NULL);
-	} else
-		arms = g_steal_pointer(&own);
-	return outer ? replaced(outer, "{arms}", arms) : g_steal_pointer(&arms);
+	return arms_sql(arm, "{icon}", "main.icon",
+			sqlite3_db_filename(db, "machine") ? ICONS_BELOW : NULL,
+			outer);
 }
 
 /* The machine's index is read-only and in the page cache: each connection
@@ -276,16 +287,8 @@ bool layered_as_machine(sqlite3 *db)
 
 char *layered_derived_sql(sqlite3 *db, const char *arm, const char *outer)
 {
-	g_autofree char *own = replaced(arm, "{schema}", "main");
-	g_autofree char *arms = NULL;
-
-	if (layered_as_machine(db)) {
-		g_autofree char *below = replaced(arm, "{schema}", "machine");
-
-		arms = g_strconcat(own, " UNION ALL ", below, NULL);
-	} else
-		arms = g_steal_pointer(&own);
-	return outer ? replaced(outer, "{arms}", arms) : g_steal_pointer(&arms);
+	return arms_sql(arm, "{schema}", "main",
+			layered_as_machine(db) ? "machine" : NULL, outer);
 }
 
 char *layered_shadowed_sql(sqlite3 *db, const char *table)
