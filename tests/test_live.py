@@ -51,6 +51,7 @@ try:
     base = os.path.join(tmp, "icons")
     late = os.path.join(tmp, "late-icons")
     live = os.path.join(base, "live")
+    ro = os.path.join(base, "parent", "p")
     write(os.path.join(live, "index.theme"), INDEX.format(inherits="", dirs="16,scalable").encode())
     write(os.path.join(live, "scalable", "keep.svg"), svg("red"))
     write(os.path.join(live, "scalable", "change.svg"), svg("red"))
@@ -61,6 +62,10 @@ try:
           b"[Icon Theme]\nName=Parent\nDirectories=p\n\n[p]\nSize=16\n")
     write(os.path.join(base, "parent", "p", "from-parent.svg"), svg("green"))
     db = os.path.join(tmp, "index.sqlite")
+    # a directory this user cannot write, as the system's are: watched for
+    # its entries only (a file event there makes the kernel visit every
+    # cached entry of it as the watch is added)
+    os.chmod(ro, 0o555)
 
     with mounted(db, f"{base}:{late}", theme="live") as mnt:
         f16 = lambda n: os.path.join(mnt, "16", n + ".png")
@@ -74,6 +79,15 @@ try:
         wait("added icon", lambda: os.path.exists(f16("new")) and os.path.exists(t16("new")))
         wait("listing follows an add",
              lambda: "new.png" in os.listdir(os.path.join(mnt, "icons/live/16x16")))
+
+        # an icon renamed into the directory this user cannot write (as a
+        # package installs it; the user lets itself in for a moment)
+        p16 = os.path.join(mnt, "icons/parent/16x16/renamed-in.png")
+        check(not os.path.exists(p16), "renamed-in.png absent at first")
+        os.chmod(ro, 0o755)
+        write(os.path.join(ro, "renamed-in.svg"), svg("green"))
+        os.chmod(ro, 0o555)
+        wait("icon renamed into a read-only directory", lambda: os.path.exists(p16))
 
         # an icon changed in place: new bytes (page cache and attributes)
         before = read_or_none(f16("change"))
@@ -194,6 +208,8 @@ try:
         check_eq(len([n for n in names if n.startswith("burst-")]), 10000, "all burst icons listed")
         check(os.path.ismount(mnt), "still mounted")
 finally:
+    if os.path.isdir(ro):
+        os.chmod(ro, 0o755)
     shutil.rmtree(tmp, ignore_errors=True)
 
 if latencies:
