@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/eventfd.h>
 
 #include "macro.h"
 #include "tree.h"
@@ -133,6 +134,11 @@ static int node_used_cmp(const void *a, const void *b)
 	return x->used < y->used ? -1 : x->used > y->used;
 }
 
+int tree_pressure_fd(struct tree *t)
+{
+	return t->pressure_fd;
+}
+
 void tree_collect_evictions(struct tree *t, size_t max_bytes, GArray *out)
 {
 	g_autoptr(GPtrArray) files = NULL;
@@ -141,6 +147,12 @@ void tree_collect_evictions(struct tree *t, size_t max_bytes, GArray *out)
 	size_t freed = 0, excess;
 
 	pthread_mutex_lock(&t->lock);
+	if (t->pressed) {
+		eventfd_t v;
+
+		(void)eventfd_read(t->pressure_fd, &v);
+		t->pressed = false;
+	}
 	if (t->bytes <= max_bytes) {
 		pthread_mutex_unlock(&t->lock);
 		return;

@@ -6,6 +6,7 @@
 
 #include <glib.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -20,7 +21,7 @@ struct node {
 	const char *theme; /* interned: themes are few, nodes many */
 	int size, scale;
 	char *name; /* icon name of TREE_ICON / TREE_SVG */
-	char *key;
+	uint64_t hash; /* of its key (tree.c) */
 	uint64_t used;	/* tree.clock at the last lookup/getattr/open */
 	unsigned bytes; /* what the node costs, counted in tree.bytes */
 	/* Files: what the last lookup resolved; tree.lock. */
@@ -39,9 +40,13 @@ struct tree {
 	pthread_mutex_t lock;
 	struct timespec refreshed; /* mtime of directories; lock */
 	GHashTable *by_ino;	   /* uint64 → node; lock */
-	GHashTable *by_key;	   /* key → node; lock */
+	GHashTable *by_key;	   /* the nodes, by their key (tree.c); lock */
 	uint64_t clock;		   /* ticks on every use of a node; lock */
 	size_t bytes;		   /* the nodes' memory; lock */
+	/* eventfd, readable while the nodes are past their bound by a
+	 * sixteenth (`pressed`) until the next eviction; lock */
+	int pressure_fd;
+	bool pressed;
 	struct node root;
 	/* Negative entries the kernel may hold, a set of "parent/entry"
 	 * strings (the parent's ino in decimal), at most TREE_NEGATIVES_MAX;

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdbool.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <unistd.h>
 
 #include "index.h"
@@ -18,7 +19,7 @@
 static size_t node_bytes(const struct node *n,
 			 const struct icon_content *content)
 {
-	size_t b = sizeof(*n) + strlen(n->key) + strlen(n->entry) + TREE_NODE_OVERHEAD;
+	size_t b = sizeof(*n) + strlen(n->entry) + TREE_NODE_OVERHEAD;
 
 	if (content)
 		b += (n->name ? strlen(n->name) : 0) +
@@ -30,10 +31,94 @@ static size_t node_bytes(const struct node *n,
 static void node_free(struct node *n)
 {
 	g_free(n->name);
-	g_free(n->key);
 	g_free(n->entry);
 	icon_content_clear(&n->content);
 	g_free(n);
+}
+
+/* A node's inode number is a hash of its key, so that a listing can give
+ * each entry the d_ino its lookup will give (FNV-1a; 0 and the root's 1
+ * are skipped). A collision, vanishingly rare, moves a node to the next
+ * free number: its listed d_ino then differs, nothing else. */
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+
+/* FNV-1a over `s` (`n` bytes, or up to its NUL when n is -1), going on
+ * from `h`: a key's hash can be taken in parts. */
+static uint64_t fnv(uint64_t h, const char *s, ssize_t n)
+{
+	for (const unsigned char *p = (const unsigned char *)s;
+	     n < 0 ? *p != 0 : p < (const unsigned char *)s + n; p++)
+		h = (h ^ *p) * 0x100000001b3ULL;
+	return h;
+}
+
+static uint64_t ino_of_hash(uint64_t h)
+{
+	return h > TREE_ROOT_INO ? h : h + TREE_ROOT_INO + 1;
+}
+
+static const char *or_empty(const char *s)
+{
+	return s ? s : "";
+}
+
+/* A node is one entry of one directory: the same icon under MNT/48/ and
+ * MNT/icons/<default theme>/48x48/ is two nodes, each invalidated under
+ * its own parent when it changes. Its key is (parent, kind, theme, size,
+ * scale, name), hashed as the text of its fields joined by \x1f, the name
+ * last: the hash of everything before the name is common to a directory's
+ * icons. */
+static uint64_t key_prefix_hash(uint64_t parent, enum tree_kind kind,
+				const char *theme, int size, int scale)
+{
+	g_autofree char *prefix =
+		g_strdup_printf("%" PRIu64 "\x1f%d\x1f%s\x1f%d\x1f%d\x1f", parent,
+				kind, or_empty(theme), size, scale);
+
+	return fnv(FNV_OFFSET, prefix, -1);
+}
+
+/* A node to look the key up with in tree.by_key (no copy of the strings:
+ * the key is 8 bytes of hash in a node, not a string of its own). */
+static struct node key_probe(uint64_t parent, enum tree_kind kind,
+			     const char *theme, int size, int scale,
+			     const char *name)
+{
+	return (struct node){
+		.parent = parent,
+		.kind = kind,
+		.theme = theme,
+		.size = size,
+		.scale = scale,
+		.name = (char *)name,
+		.hash = fnv(key_prefix_hash(parent, kind, theme, size, scale),
+			    or_empty(name), -1),
+	};
+}
+
+static guint key_hash(gconstpointer p)
+{
+	return (guint)((const struct node *)p)->hash;
+}
+
+static gboolean key_equal(gconstpointer a, gconstpointer b)
+{
+	const struct node *x = a, *y = b;
+
+	return x->hash == y->hash && x->parent == y->parent &&
+	       x->kind == y->kind && x->size == y->size &&
+	       x->scale == y->scale &&
+	       strcmp(or_empty(x->theme), or_empty(y->theme)) == 0 &&
+	       strcmp(or_empty(x->name), or_empty(y->name)) == 0;
+}
+
+/* The inode number of the node with the key of `probe`, whether or not it
+ * exists yet; lock. */
+static uint64_t ino_for_key_locked(struct tree *t, const struct node *probe)
+{
+	struct node *n = g_hash_table_lookup(t->by_key, probe);
+
+	return n ? n->ino : ino_of_hash(probe->hash);
 }
 
 int tree_new(const char *default_theme, const char *source,
@@ -50,9 +135,10 @@ int tree_new(const char *default_theme, const char *source,
 	pthread_mutex_init(&t->lock, NULL);
 	clock_gettime(CLOCK_REALTIME, &t->refreshed);
 	t->by_ino = g_hash_table_new(g_int64_hash, g_int64_equal);
-	t->by_key = g_hash_table_new(g_str_hash, g_str_equal);
+	t->by_key = g_hash_table_new(key_hash, key_equal);
 	t->negatives =
 		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	t->pressure_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	t->root.ino = TREE_ROOT_INO;
 	t->root.kind = TREE_ROOT;
 	t->root.nlookup = 1;
@@ -86,6 +172,8 @@ struct tree *tree_free(struct tree *t)
 	g_hash_table_destroy(t->by_key);
 	g_hash_table_destroy(t->by_ino);
 	g_hash_table_destroy(t->negatives);
+	if (t->pressure_fd >= 0)
+		close(t->pressure_fd);
 	pthread_mutex_destroy(&t->lock);
 	g_free(t->default_theme);
 	g_free(t->default_source);
@@ -186,52 +274,6 @@ static void fill_stat(struct tree *t, const struct node *n, struct stat *st)
 	}
 }
 
-/* A node is one entry of one directory: the same icon under MNT/48/ and
- * MNT/icons/<default theme>/48x48/ is two nodes, each invalidated under
- * its own parent when it changes. */
-static char *node_key(uint64_t parent, enum tree_kind kind, const char *theme,
-		      int size, int scale, const char *name)
-{
-	return g_strdup_printf("%" PRIu64 "\x1f%d\x1f%s\x1f%d\x1f%d\x1f%s",
-			       parent, kind, theme ? theme : "", size, scale,
-			       name ? name : "");
-}
-
-/* A node's inode number is a hash of its key, so that a listing can give
- * each entry the d_ino its lookup will give (FNV-1a; 0 and the root's 1
- * are skipped). A collision, vanishingly rare, moves a node to the next
- * free number: its listed d_ino then differs, nothing else. */
-#define FNV_OFFSET 0xcbf29ce484222325ULL
-
-/* FNV-1a over `s` (`n` bytes, or up to its NUL when n is -1), going on
- * from `h`: a key's hash can be taken in parts. */
-static uint64_t fnv(uint64_t h, const char *s, ssize_t n)
-{
-	for (const unsigned char *p = (const unsigned char *)s;
-	     n < 0 ? *p != 0 : p < (const unsigned char *)s + n; p++)
-		h = (h ^ *p) * 0x100000001b3ULL;
-	return h;
-}
-
-static uint64_t ino_of_hash(uint64_t h)
-{
-	return h > TREE_ROOT_INO ? h : h + TREE_ROOT_INO + 1;
-}
-
-static uint64_t ino_of_key(const char *key)
-{
-	return ino_of_hash(fnv(FNV_OFFSET, key, -1));
-}
-
-/* The inode number of the node with `key`, whether or not it exists yet;
- * lock. */
-static uint64_t ino_for_key_locked(struct tree *t, const char *key)
-{
-	struct node *n = g_hash_table_lookup(t->by_key, key);
-
-	return n ? n->ino : ino_of_key(key);
-}
-
 /* Find or make the node for (kind, theme, size, scale, name), take one
  * kernel reference, replace its content with *content (taken over) and
  * return its attributes. */
@@ -240,15 +282,15 @@ static uint64_t node_ref(struct tree *t, uint64_t parent, const char *entry,
 			 int scale, const char *name,
 			 struct icon_content *content, struct stat *ret_st)
 {
-	g_autofree char *key = node_key(parent, kind, theme, size, scale, name);
+	struct node probe = key_probe(parent, kind, theme, size, scale, name);
 	struct node *n;
 	uint64_t ino;
 
 	pthread_mutex_lock(&t->lock);
-	n = g_hash_table_lookup(t->by_key, key);
+	n = g_hash_table_lookup(t->by_key, &probe);
 	if (!n) {
 		n = g_new0(struct node, 1);
-		n->ino = ino_of_key(key);
+		n->ino = ino_of_hash(probe.hash);
 		while (n->ino <= TREE_ROOT_INO ||
 		       g_hash_table_contains(t->by_ino, &n->ino))
 			n->ino++;
@@ -259,14 +301,19 @@ static uint64_t node_ref(struct tree *t, uint64_t parent, const char *entry,
 		n->name = g_strdup(name);
 		n->parent = parent;
 		n->entry = g_strdup(entry);
-		n->key = g_steal_pointer(&key);
-		g_hash_table_insert(t->by_key, n->key, n);
+		n->hash = probe.hash;
+		g_hash_table_add(t->by_key, n);
 		g_hash_table_insert(t->by_ino, &n->ino, n);
 	}
 	if (content || !n->bytes) {
 		t->bytes -= n->bytes;
 		n->bytes = node_bytes(n, content);
 		t->bytes += n->bytes;
+		if (t->bytes > TREE_NODES_BYTES + TREE_NODES_BYTES / 16 &&
+		    !t->pressed && t->pressure_fd >= 0) {
+			t->pressed = true;
+			(void)eventfd_write(t->pressure_fd, 1);
+		}
 	}
 	n->nlookup++;
 	n->used = ++t->clock;
@@ -294,7 +341,7 @@ void tree_forget(struct tree *t, uint64_t ino, uint64_t nlookup)
 		n->nlookup = n->nlookup > nlookup ? n->nlookup - nlookup : 0;
 		if (n->nlookup == 0) {
 			g_hash_table_remove(t->by_ino, &n->ino);
-			g_hash_table_remove(t->by_key, n->key);
+			g_hash_table_remove(t->by_key, n);
 			t->bytes -= n->bytes;
 			node_free(n);
 		}
@@ -545,20 +592,19 @@ static void number_icons_locked(struct tree *t, const struct tree_node *dir,
 				GPtrArray *icons, GArray *inos)
 {
 	enum tree_kind kind = dir->kind == TREE_SCALABLE ? TREE_SVG : TREE_ICON;
-	g_autofree char *prefix =
-		node_key(dir->ino, kind, dir->theme, dir->size, dir->scale, "");
-	uint64_t h0 = fnv(FNV_OFFSET, prefix, -1);
+	uint64_t h0 = key_prefix_hash(dir->ino, kind, dir->theme, dir->size,
+				      dir->scale);
 
 	for (unsigned i = 0; i < icons->len; i++) {
 		const char *name = icons->pdata[i];
 		uint64_t ino = ino_of_hash(fnv(h0, name, -1));
 
 		if (g_hash_table_contains(t->by_ino, &ino)) {
-			g_autofree char *key =
-				node_key(dir->ino, kind, dir->theme, dir->size,
-					 dir->scale, name);
+			struct node probe =
+				key_probe(dir->ino, kind, dir->theme,
+					  dir->size, dir->scale, name);
 
-			ino = ino_for_key_locked(t, key);
+			ino = ino_for_key_locked(t, &probe);
 		}
 		g_array_append_val(inos, ino);
 	}
@@ -569,7 +615,7 @@ void tree_number(struct tree *t, const struct tree_node *dir, GPtrArray *names,
 {
 	pthread_mutex_lock(&t->lock);
 	for (unsigned i = 0; i < names->len; i++) {
-		g_autofree char *theme = NULL, *name = NULL, *key = NULL;
+		g_autofree char *theme = NULL, *name = NULL;
 		enum tree_kind kind;
 		int size, scale;
 		uint64_t ino;
@@ -580,9 +626,10 @@ void tree_number(struct tree *t, const struct tree_node *dir, GPtrArray *names,
 				     &size, &scale, &name) < 0)
 			ino = 0;
 		else {
-			key = node_key(dir->ino, kind, theme, size, scale,
-				       name);
-			ino = ino_for_key_locked(t, key);
+			struct node probe = key_probe(dir->ino, kind, theme,
+						      size, scale, name);
+
+			ino = ino_for_key_locked(t, &probe);
 		}
 		g_array_append_val(inos, ino);
 	}

@@ -130,10 +130,15 @@ void tree_set_default_theme(struct tree *t, const char *theme,
 /* The node table is a cache like any other, bounded by memory: past
  * `max_bytes`, the least recently used files' entries are to be
  * invalidated, so that the kernel forgets them (and tree_forget() frees
- * them) unless they are open. 10 MiB hold about 20,000 icon nodes (each
- * about 490 bytes with its strings and table entries: 15.1 MB counted for
- * 30,971 nodes of Papirus): more than the largest size directory of the
+ * them) unless they are open. 9 MiB hold about 21,000 icon nodes (each
+ * about 440 bytes with its strings and table entries: 10.2 MB counted for
+ * 23,100 nodes of Papirus): more than the largest size directory of the
  * installed themes (about 18,000), and ten times a desktop's working set. */
-#define TREE_NODES_BYTES   (10u * 1024 * 1024)
+#define TREE_NODES_BYTES   (9u * 1024 * 1024)
 #define TREE_NODE_OVERHEAD 96 /* malloc headers and hash table entries */
 void tree_collect_evictions(struct tree *t, size_t max_bytes, GArray *out);
+/* Readable once the nodes take TREE_NODES_BYTES and a sixteenth more, until
+ * tree_collect_evictions runs: a busy program adds a thousand nodes a
+ * second, which should not wait for the next period to be evicted (a
+ * bound the heap overshoots by megabytes keeps them). -1 without one. */
+int tree_pressure_fd(struct tree *t);

@@ -340,9 +340,10 @@ static void *watch_main(void *arg)
 	watch_settle(w);
 	atomic_store(&w->ready, true);
 	for (;;) {
-		struct pollfd pfd[2] = {
+		struct pollfd pfd[3] = {
 			{ .fd = stopper_fd(&w->stop), .events = POLLIN },
 			{ .fd = w->ifd, .events = POLLIN },
+			{ .fd = tree_pressure_fd(w->tree), .events = POLLIN },
 		};
 		long long now = now_ms(), timeout;
 		int r;
@@ -357,12 +358,15 @@ static void *watch_main(void *arg)
 					      : next_check,
 				      next_evict) -
 				  now;
-		r = poll(pfd, w->ifd >= 0 ? 2 : 1, (int)MAX(timeout, 0));
+		/* (poll skips a negative fd: no inotify, no eventfd) */
+		r = poll(pfd, 3, (int)MAX(timeout, 0));
 		if (r < 0 && errno != EINTR)
 			break;
 		if (pfd[0].revents)
 			break;
 		now = now_ms();
+		if (pfd[2].revents)
+			watch_evict(w);
 		if (now >= next_evict) {
 			watch_evict(w);
 			if (first < 0 && (w->synth_due ||
