@@ -91,8 +91,8 @@ static void watch_missing_base(struct watch *w, const char *base)
  * system's themes in the dentry cache, that walk was half the daemon's
  * start-up at a relogin (perf: 40-60 ms of inotify_add_watch). Where this
  * user cannot write, files change as packages change them, by a rename
- * the entry events see; a file rewritten there in place is seen once its
- * directory changes, as GTK and Qt see such directories (by their mtime). */
+ * the entry events see; a file rewritten there in place (cp over it) is
+ * seen once the kernel forgets its node, at the latest at the next mount. */
 static uint32_t watch_mask(const char *dir)
 {
 	return access(dir, W_OK) == 0 ? WATCH_EVENTS : WATCH_ENTRY_EVENTS;
