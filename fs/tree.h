@@ -131,8 +131,8 @@ void tree_set_default_theme(struct tree *t, const char *theme,
  * `max_bytes`, the least recently used files' entries are to be
  * invalidated, so that the kernel forgets them (and tree_forget() frees
  * them) unless they are open. 9 MiB hold about 21,000 icon nodes (each
- * about 440 bytes with its strings and table entries: 10.2 MB counted for
- * 23,100 nodes of Papirus): more than the largest size directory of the
+ * about 450 bytes with its strings and table entries: 9.46 MB counted for
+ * 21,124 nodes of Papirus): more than the largest size directory of the
  * installed themes (about 18,000), and ten times a desktop's working set. */
 #define TREE_NODES_BYTES   (9u * 1024 * 1024)
 #define TREE_NODE_OVERHEAD 96 /* malloc headers and hash table entries */

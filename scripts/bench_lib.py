@@ -168,7 +168,7 @@ def rss_kib(pid):
 
 
 # what every mount logs: left out of the bench's output
-ROUTINE = re.compile(r"iconfs: (serving theme|reading renders from the shared layer) ")
+ROUTINE = re.compile(r"iconfs: (serving theme|reading renders from the shared layer|the index is layered over the machine.s,) ")
 
 
 @contextlib.contextmanager
