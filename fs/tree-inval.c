@@ -153,6 +153,7 @@ void tree_collect_evictions(struct tree *t, size_t max_bytes, GArray *out)
 		(void)eventfd_read(t->pressure_fd, &v);
 		t->pressed = false;
 	}
+	t->bound = max_bytes;
 	if (t->bytes <= max_bytes) {
 		pthread_mutex_unlock(&t->lock);
 		return;

@@ -43,10 +43,12 @@ struct tree {
 	GHashTable *by_key;	   /* the nodes, by their key (tree.c); lock */
 	uint64_t clock;		   /* ticks on every use of a node; lock */
 	size_t bytes;		   /* the nodes' memory; lock */
-	/* eventfd, readable while the nodes are past their bound by a
-	 * sixteenth (`pressed`) until the next eviction; lock */
+	/* eventfd, readable while the nodes are past the bound of the last
+	 * eviction (`bound`) by a sixteenth (`pressed`) until the next
+	 * eviction; lock */
 	int pressure_fd;
 	bool pressed;
+	size_t bound;
 	struct node root;
 	/* Negative entries the kernel may hold, a set of "parent/entry"
 	 * strings (the parent's ino in decimal), at most TREE_NEGATIVES_MAX;

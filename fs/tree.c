@@ -72,8 +72,8 @@ static uint64_t key_prefix_hash(uint64_t parent, enum tree_kind kind,
 				const char *theme, int size, int scale)
 {
 	g_autofree char *prefix =
-		g_strdup_printf("%" PRIu64 "\x1f%d\x1f%s\x1f%d\x1f%d\x1f", parent,
-				kind, or_empty(theme), size, scale);
+		g_strdup_printf("%" PRIu64 "\x1f%d\x1f%s\x1f%d\x1f%d\x1f",
+				parent, kind, or_empty(theme), size, scale);
 
 	return fnv(FNV_OFFSET, prefix, -1);
 }
@@ -139,6 +139,7 @@ int tree_new(const char *default_theme, const char *source,
 	t->negatives =
 		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	t->pressure_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	t->bound = TREE_NODES_BYTES;
 	t->root.ino = TREE_ROOT_INO;
 	t->root.kind = TREE_ROOT;
 	t->root.nlookup = 1;
@@ -309,8 +310,8 @@ static uint64_t node_ref(struct tree *t, uint64_t parent, const char *entry,
 		t->bytes -= n->bytes;
 		n->bytes = node_bytes(n, content);
 		t->bytes += n->bytes;
-		if (t->bytes > TREE_NODES_BYTES + TREE_NODES_BYTES / 16 &&
-		    !t->pressed && t->pressure_fd >= 0) {
+		if (t->bytes > t->bound + t->bound / 16 && !t->pressed &&
+		    t->pressure_fd >= 0) {
 			t->pressed = true;
 			(void)eventfd_write(t->pressure_fd, 1);
 		}

@@ -137,8 +137,9 @@ void tree_set_default_theme(struct tree *t, const char *theme,
 #define TREE_NODES_BYTES   (9u * 1024 * 1024)
 #define TREE_NODE_OVERHEAD 96 /* malloc headers and hash table entries */
 void tree_collect_evictions(struct tree *t, size_t max_bytes, GArray *out);
-/* Readable once the nodes take TREE_NODES_BYTES and a sixteenth more, until
- * tree_collect_evictions runs: a busy program adds a thousand nodes a
+/* Readable once the nodes take a sixteenth more than the last
+ * tree_collect_evictions' `max_bytes` (TREE_NODES_BYTES before the first),
+ * until it runs again: a busy program adds a thousand nodes a
  * second, which should not wait for the next period to be evicted (a
  * bound the heap overshoots by megabytes keeps them). -1 without one. */
 int tree_pressure_fd(struct tree *t);

@@ -1,9 +1,12 @@
 /* What the kernel must forget of the tree (tree.h, tree-inval.c): at a
  * switch of the default theme the flat views it holds, their entries and
  * the misses below them, nothing of icons/; past the node table's bound
- * the entries of the least recently used files, never a directory; at a
+ * the entries of the least recently used files, never a directory, and
+ * the evictor woken once the nodes outgrow it; at a
  * change of the index the named icons' entries and misses. */
 #include <errno.h>
+#include <poll.h>
+#include <stdbool.h>
 
 #include "test.h"
 #include "tree-fixture.h"
@@ -133,6 +136,45 @@ TEST(evictions)
 	tree_fixture_teardown(&c);
 }
 
+static bool readable(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1;
+}
+
+TEST(pressure)
+{
+	struct tree_fixture c = { 0 };
+	g_autoptr(GHashTable) inos = names_of_inos();
+	g_autoptr(GArray) out =
+		g_array_new(FALSE, FALSE, sizeof(struct tree_inval));
+	unsigned nodes, negatives;
+	size_t bytes;
+
+	ASSERT_EQ_INT(tree_fixture_setup(&c, NULL), 0);
+	ASSERT_TRUE(tree_pressure_fd(c.tree) >= 0);
+	ASSERT_EQ_INT(walk_named(&c, "icons/t/16x16/a.png", inos), 0);
+	/* far below TREE_NODES_BYTES: quiet */
+	ASSERT_TRUE(!readable(tree_pressure_fd(c.tree)));
+	tree_held(c.tree, &nodes, &negatives, &bytes);
+	/* the bound of the last eviction, exactly held: quiet */
+	tree_collect_evictions(c.tree, bytes, out);
+	ASSERT_EQ_INT(out->len, 0);
+	ASSERT_EQ_INT(walk_named(&c, "icons/t/16x16/a.png", inos), 0);
+	ASSERT_TRUE(!readable(tree_pressure_fd(c.tree)));
+	/* a new node past it by more than a sixteenth: the evictor is woken,
+	 * once, until it runs */
+	ASSERT_EQ_INT(walk_named(&c, "icons/t/16x16/c.png", inos), 0);
+	ASSERT_TRUE(readable(tree_pressure_fd(c.tree)));
+	ASSERT_EQ_INT(walk_named(&c, "icons/t/index.theme", inos), 0);
+	tree_collect_evictions(c.tree, bytes, out);
+	ASSERT_TRUE(out->len > 0);
+	ASSERT_TRUE(!readable(tree_pressure_fd(c.tree)));
+	tree_inval_clear(out);
+	tree_fixture_teardown(&c);
+}
+
 TEST(index_change)
 {
 	struct tree_fixture c = { 0 };
@@ -176,4 +218,4 @@ TEST(index_change)
 }
 
 TEST_MAIN(TEST_CASE(default_theme_switch), TEST_CASE(evictions),
-	  TEST_CASE(index_change))
+	  TEST_CASE(pressure), TEST_CASE(index_change))
