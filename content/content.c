@@ -140,6 +140,11 @@ unsigned long long content_worker_restarts(struct content *c)
 	return restarts;
 }
 
+void content_trim_workers(struct content *c)
+{
+	(void)render_pool_trim(c->pool, RENDER_IDLE_MS);
+}
+
 int content_reader_new(struct content *c, sqlite3 *db, struct blob_reader **ret)
 {
 	return blob_reader_new(db, c->shared, ret);

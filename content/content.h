@@ -72,6 +72,8 @@ void content_drop_source(struct content *c, const char *real);
 
 /* Render workers replaced so far (crashed, killed at the deadline). */
 unsigned long long content_worker_restarts(struct content *c);
+/* Stop the render workers idle for RENDER_IDLE_MS (render.h). */
+void content_trim_workers(struct content *c);
 
 /* The content of one file. */
 struct icon_content {

@@ -24,6 +24,7 @@ struct worker {
 	pid_t pid;
 	int fd;
 	int busy;
+	long long used_ms; /* the end of its last render */
 };
 
 struct render_pool {
@@ -244,6 +245,7 @@ int render_pool_render(struct render_pool *p, const void *data, size_t len,
 	if (r < 0 && r != -EINVAL)
 		p->restarts++;
 	w->busy = 0;
+	w->used_ms = now_ms();
 	pthread_cond_signal(&p->free_cond);
 	pthread_mutex_unlock(&p->lock);
 	return r;
@@ -256,4 +258,27 @@ void render_pool_counters(struct render_pool *p, unsigned long long *renders,
 	*renders = p->renders;
 	*restarts = p->restarts;
 	pthread_mutex_unlock(&p->lock);
+}
+
+unsigned render_pool_trim(struct render_pool *p, long long idle_ms)
+{
+	long long now = now_ms();
+	unsigned running = 0;
+
+	for (unsigned i = 0; i < p->n_workers; i++) {
+		struct worker *w = &p->workers[i], idle = { .fd = -1 };
+
+		/* taken out of the pool under the lock, stopped outside it */
+		pthread_mutex_lock(&p->lock);
+		if (!w->busy && w->pid > 0 && now - w->used_ms >= idle_ms) {
+			idle = *w;
+			w->pid = 0;
+			w->fd = -1;
+		}
+		/* (a busy worker's fields are its renderer's) */
+		running += w->busy || w->pid > 0;
+		pthread_mutex_unlock(&p->lock);
+		worker_kill(&idle);
+	}
+	return running;
 }

@@ -217,6 +217,7 @@ static void watch_evict(struct watch *w)
 	tree_collect_evictions(w->tree, TREE_NODES_BYTES, invals);
 	watch_invalidate(w, invals);
 	tree_inval_clear(invals);
+	content_trim_workers(w->content);
 	/* what the nodes, renders and listings freed, back to the kernel */
 	(void)heap_trim(WATCH_HEAP_SLACK);
 }

@@ -40,26 +40,8 @@ def cpu_of(pid):
     """The CPU of `pid` and of everything it started, in seconds: its own
     utime + stime and its reaped children's, and the live processes below
     it (a daemon's render workers and read ahead). 0 once it is gone."""
-    stats = {}
-    for p in os.listdir("/proc"):
-        if p.isdigit():
-            try:
-                with open(f"/proc/{p}/stat") as f:
-                    stats[int(p)] = f.read().rsplit(")", 1)[1].split()
-            except OSError:
-                pass
-    if pid not in stats:
-        return 0.0
-    children = {}
-    for p, fields in stats.items():
-        children.setdefault(int(fields[1]), []).append(p)
-    total = sum(int(x) for x in stats[pid][11:15])
-    todo = list(children.get(pid, ()))
-    while todo:
-        p = todo.pop()
-        total += sum(int(x) for x in stats[p][11:15])
-        todo += children.get(p, ())
-    return total / TICK
+    stats = b.proc_stats()
+    return sum(int(x) for p in b.process_tree(pid, stats) for x in stats[p][11:15]) / TICK
 
 
 def session_cpu(sid):

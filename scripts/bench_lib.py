@@ -156,6 +156,34 @@ def gtk(mode, theme, size, names, data_dirs):
     return float(out[0]), int(out[1])
 
 
+def proc_stats():
+    """pid -> the fields of /proc/PID/stat after the command's name."""
+    stats = {}
+    for p in os.listdir("/proc"):
+        if p.isdigit():
+            try:
+                with open(f"/proc/{p}/stat") as f:
+                    stats[int(p)] = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                pass
+    return stats
+
+
+def process_tree(pid, stats=None):
+    """`pid` and every live process below it (a daemon's render workers,
+    guard and read ahead), given proc_stats()."""
+    stats = proc_stats() if stats is None else stats
+    children = {}
+    for p, fields in stats.items():
+        children.setdefault(int(fields[1]), []).append(p)
+    tree, todo = [], [pid] if pid in stats else []
+    while todo:
+        p = todo.pop()
+        tree.append(p)
+        todo += children.get(p, ())
+    return tree
+
+
 def rss_kib(pid):
     """(VmRSS, RssAnon, RssFile) of `pid` in KiB."""
     got = {}

@@ -13,8 +13,7 @@ import subprocess
 import time
 
 from bench_lib import (BASES, ICONFS, PY, QUICK, ROOT, asuser, figure, mounted, not_run,
-                       provider,
-                       rss_kib, row)
+                       process_tree, provider, rss_kib, row)
 from common import counters, daemons
 
 G_M1 = ("M1 twenty simultaneous first-ever logins on this machine, with the machine-wide "
@@ -102,9 +101,9 @@ def m2_at_rest(c):
     """M2: a user's logins on a machine with its layer (as the package's
     service builds it at installation): a mount of a new index, a GTK app's
     300 Papirus icons read through it (rendered into the user's own table:
-    Papirus is not the default theme), then 5 s of rest: the PSS of every
-    iconfs process of the mount (daemon, guard, helpers) and the index's
-    files; then the same after the service's next run took in what the
+    Papirus is not the default theme), then 10 s of rest: the PSS of every
+    iconfs process of the mount (daemon, guard, helpers, every process the
+    daemon started: render workers) and the index's files; then the same after the service's next run took in what the
     mount asked for (a second login)."""
     d = os.path.join(c.tmp, "m2")
     os.makedirs(d)
@@ -130,9 +129,10 @@ def _m2_session(c, db, layer):
     from bench_lib import gtk
     with mounted(db, BASES, theme="Papirus", extra=("--shared-db", layer)) as m:
         gtk("load", "Papirus", 48, c.names300, f"{m}:/usr/share")
-        time.sleep(5)
+        # at rest: past the render workers' idle time (RENDER_IDLE_MS)
+        time.sleep(10)
         pids = daemons(m) + [int(p) for p in os.listdir("/proc") if p.isdigit()
-                             and _is_helper(p, m)]
+                             and _is_helper(p, m)] + process_tree(mounted.pid)
         pss = sum(pss_kib(p) for p in set(pids)) / 1024
         anon = rss_kib(mounted.pid)[1] / 1024
         renders = counters(m)["renders"]

@@ -1,9 +1,10 @@
 /* The render pool (render.h) with the real worker program (from
  * $ICONFS_RENDER_WORKER, as meson test sets it) and with stand-ins (shell
  * scripts on the worker's socket, descriptor 3): a render is a PNG of the
- * asked size; bad input is a verdict that keeps the worker; a worker that
- * hangs, dies or answers nonsense fails that request only and is
- * replaced; arguments out of range never reach a worker. */
+ * asked size; an idle worker is stopped, and started again when needed;
+ * bad input is a verdict that keeps the worker; a worker that hangs, dies
+ * or answers nonsense fails that request only and is replaced; arguments
+ * out of range never reach a worker. */
 #include <errno.h>
 #include <glib.h>
 #include <glib/gstdio.h>
@@ -57,6 +58,24 @@ TEST(renders)
 	ASSERT_EQ_INT(render_pool_new(1, 0, &p), 0);
 	ASSERT_EQ_INT(render_svg(p, 24), 0);
 	ASSERT_EQ_INT(render_svg(p, 96), 0);
+	ASSERT_EQ_INT(renders_of(p), 2);
+	ASSERT_EQ_INT(restarts_of(p), 0);
+	render_pool_free(p);
+}
+
+/* Workers idle long enough are stopped, and started again for the next
+ * render; a worker that just rendered stays. */
+TEST(idle_workers)
+{
+	struct render_pool *p = NULL;
+
+	ASSERT_EQ_INT(render_pool_new(2, 0, &p), 0);
+	ASSERT_EQ_INT(render_pool_trim(p, 0), 0);
+	ASSERT_EQ_INT(render_svg(p, 24), 0);
+	ASSERT_EQ_INT(render_pool_trim(p, 60000), 1);
+	ASSERT_EQ_INT(render_pool_trim(p, 0), 0);
+	ASSERT_EQ_INT(render_svg(p, 32), 0);
+	ASSERT_EQ_INT(render_pool_trim(p, 60000), 1);
 	ASSERT_EQ_INT(renders_of(p), 2);
 	ASSERT_EQ_INT(restarts_of(p), 0);
 	render_pool_free(p);
@@ -181,5 +200,5 @@ TEST(no_worker_program)
 	ASSERT_TRUE(p == NULL);
 }
 
-TEST_MAIN(TEST_CASE(renders), TEST_CASE(verdicts), TEST_CASE(bad_workers),
-	  TEST_CASE(no_worker_program))
+TEST_MAIN(TEST_CASE(renders), TEST_CASE(idle_workers), TEST_CASE(verdicts),
+	  TEST_CASE(bad_workers), TEST_CASE(no_worker_program))
