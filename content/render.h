@@ -45,8 +45,8 @@ void render_pool_counters(struct render_pool *p, unsigned long long *renders,
 /* Workers idle this long are stopped by the mount (render_pool_trim, at
  * the watcher's next tick): a worker holds librsvg and what its renders
  * left in its heap, 7 MiB of PSS after a first login's 300 Papirus icons,
- * and a mount at rest renders nothing. Starting one again costs a few
- * milliseconds. */
+ * and a mount at rest renders nothing. Starting one again costs an exec
+ * and librsvg's set-up, once per burst of renders. */
 #define RENDER_IDLE_MS 5000
 
 /* Stop the workers that rendered nothing for `idle_ms`; the next render
