@@ -196,7 +196,8 @@ def rss_kib(pid):
 
 
 # what every mount logs: left out of the bench's output
-ROUTINE = re.compile(r"iconfs: (serving theme|reading renders from the shared layer|the index is layered over the machine.s,) ")
+ROUTINE = re.compile(r"iconfs: (serving theme|reading renders from the shared layer"
+                     r"|the index is layered over the machine.s,) ")
 
 
 @contextlib.contextmanager

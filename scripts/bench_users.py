@@ -103,8 +103,9 @@ def m2_at_rest(c):
     300 Papirus icons read through it (rendered into the user's own table:
     Papirus is not the default theme), then 10 s of rest: the PSS of every
     iconfs process of the mount (daemon, guard, helpers, every process the
-    daemon started: render workers) and the index's files; then the same after the service's next run took in what the
-    mount asked for (a second login)."""
+    daemon started: render workers) and the index's files; then the same
+    after the service's next run took in what the mount asked for (a
+    second login)."""
     d = os.path.join(c.tmp, "m2")
     os.makedirs(d)
     layer = os.path.join(d, "shared.sqlite")
