@@ -5,6 +5,8 @@
 #include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "subprocess.h"
@@ -17,6 +19,25 @@ int spawn_self_exe(char *buf, size_t size)
 		return -errno;
 	buf[n] = '\0';
 	return 0;
+}
+
+int spawn_program_path(const char *name, char *buf, size_t size)
+{
+	char self[PATH_MAX];
+	char *slash;
+	int n;
+
+	if (spawn_self_exe(self, sizeof(self)) >= 0 &&
+	    (slash = strrchr(self, '/'))) {
+		*slash = '\0';
+		n = snprintf(buf, size, "%s/%s", self, name);
+		if (n > 0 && (size_t)n < size && access(buf, X_OK) == 0)
+			return 0;
+	}
+	n = snprintf(buf, size, "%s/%s", ICONFS_LIBEXECDIR, name);
+	if (n < 0 || (size_t)n >= size)
+		return -ENAMETOOLONG;
+	return access(buf, X_OK) < 0 ? -errno : 0;
 }
 
 int spawn_helper(const char *exe, char *const argv[], const int (*fds)[2],

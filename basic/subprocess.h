@@ -1,5 +1,5 @@
-/* Starting this same binary again as a helper process (a render worker, the
- * read ahead): the file it runs, and a spawn that leaves the caller's
+/* Starting a helper process (a render worker, the mount's guard, this same
+ * binary again as the read ahead): the file it runs, and a spawn that leaves the caller's
  * blocked signals and handlers behind. Owns nothing. */
 #pragma once
 
@@ -8,6 +8,11 @@
 
 /* The path of the running binary (/proc/self/exe) into `buf`; -errno. */
 int spawn_self_exe(char *buf, size_t size);
+
+/* The helper program `name` into `buf`: beside the running binary (a build
+ * tree), else in ICONFS_LIBEXECDIR (installed); -errno when neither is
+ * there to run. */
+int spawn_program_path(const char *name, char *buf, size_t size);
 
 /* Start `exe` with `argv`, file descriptor fds[i][0] as fds[i][1] in the
  * child (n pairs) beside stdin, stdout and stderr and nothing else, no

@@ -83,23 +83,17 @@ static void worker_kill(struct worker *w)
 static int program_open(void)
 {
 	const char *env = getenv("ICONFS_RENDER_WORKER");
-	char self[PATH_MAX];
-	int fd;
+	char path[PATH_MAX];
+	int fd, r;
 
 	if (env && *env) {
 		fd = open(env, O_RDONLY | O_CLOEXEC);
 		return fd < 0 ? -errno : fd;
 	}
-	if (spawn_self_exe(self, sizeof(self)) >= 0) {
-		g_autofree char *dir = g_path_get_dirname(self);
-		g_autofree char *beside =
-			g_build_filename(dir, RENDER_WORKER, NULL);
-
-		fd = open(beside, O_RDONLY | O_CLOEXEC);
-		if (fd >= 0)
-			return fd;
-	}
-	fd = open(ICONFS_LIBEXECDIR "/" RENDER_WORKER, O_RDONLY | O_CLOEXEC);
+	r = spawn_program_path(RENDER_WORKER, path, sizeof(path));
+	if (r < 0)
+		return r;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
 

@@ -23,6 +23,9 @@
 #define UMOUNT_TRIES	20
 #define UMOUNT_WAIT_MS	100
 
+/* the guard's own program (cli/iconfs-guard.c) */
+#define GUARD_PROGRAM	"iconfs-guard"
+
 static int run_fusermount(const char *opt, const char *mnt)
 {
 	pid_t pid;
@@ -148,13 +151,20 @@ int mountpoint_clear_dead(const char *mnt)
 int mountpoint_guard_start(const char *mnt, int *ret_fd)
 {
 	char exe[PATH_MAX];
-	char *argv[] = { "iconfs", "mount-guard", (char *)mnt, NULL };
+	char *guard_argv[] = { GUARD_PROGRAM, (char *)mnt, NULL };
+	char *self_argv[] = { "iconfs", "mount-guard", (char *)mnt, NULL };
+	char **argv = guard_argv;
 	int p[2], r;
 	pid_t pid;
 
-	r = spawn_self_exe(exe, sizeof(exe));
-	if (r < 0)
-		return r;
+	/* a copy of iconfs without its helpers still guards its mount, as
+	 * `iconfs mount-guard`, at the cost of its libraries */
+	if (spawn_program_path(GUARD_PROGRAM, exe, sizeof(exe)) < 0) {
+		r = spawn_self_exe(exe, sizeof(exe));
+		if (r < 0)
+			return r;
+		argv = self_argv;
+	}
 	if (pipe2(p, O_CLOEXEC) < 0)
 		return -errno;
 	r = spawn_helper(exe, argv, (const int[][2]){ { p[0], STDIN_FILENO } },

@@ -31,10 +31,12 @@ int mountpoint_clear_dead(const char *mnt);
 
 /* Start the guard of the mount on `mnt`: a process that waits for the
  * daemon to go (the end of *ret_fd, which the daemon holds until it exits)
- * and then clears a dead mount. -errno. */
+ * and then clears a dead mount. The program `iconfs-guard` (beside this
+ * binary, else in libexecdir), which needs only the C library; without
+ * it, this binary again as `iconfs mount-guard`. -errno. */
 int mountpoint_guard_start(const char *mnt, int *ret_fd);
 
-/* The guard (`iconfs mount-guard MNT`): wait for standard input to close,
+/* The guard (`iconfs-guard MNT`, `iconfs mount-guard MNT`): wait for standard input to close,
  * then mountpoint_clear_dead(). With standard input at its end already,
  * as in the unit's ExecStopPost, it clears at once. Exit status. */
 int mountpoint_guard_main(const char *mnt);

@@ -147,7 +147,8 @@ def _is_helper(pid, mnt):
             argv = f.read().split(b"\0")
     except OSError:
         return False
-    return argv[0].endswith(b"iconfs") and mnt.encode() in argv
+    return (os.path.basename(argv[0]) in (b"iconfs", b"iconfs-guard")
+            and mnt.encode() in argv)
 
 
 @figure("M3", needs=("index",))

@@ -19,10 +19,10 @@ USERS = [f"iconfs-m{i:02d}" for i in range(1, 21)]
 
 
 def copy_binaries(iconfs, into):
-    """iconfs and its render worker (found beside it) copied into `into`,
+    """iconfs and its helper programs (found beside it) copied into `into`,
     readable by all; the copy of iconfs."""
     os.makedirs(into, mode=0o755, exist_ok=True)
-    for name in ("iconfs", "iconfs-render"):
+    for name in ("iconfs", "iconfs-render", "iconfs-guard"):
         shutil.copy2(os.path.join(os.path.dirname(iconfs), name), into)
     return os.path.join(into, "iconfs")
 
