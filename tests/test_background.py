@@ -13,6 +13,7 @@ mount in another mount namespace never leaves two daemons on one index:
 a mount takes over from its daemon, `iconfs umount` ends it."""
 import errno
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -56,10 +57,19 @@ def guards(mnt):
 
 
 def libraries(pid):
-    """The shared objects process `pid` maps, by file name."""
+    """The shared objects process `pid` maps, by file name, less what a
+    sanitizer build adds to every program: its runtimes and what they
+    load (the C library excepted, which the guard needs itself)."""
     with open(f"/proc/{pid}/maps") as f:
-        return sorted({os.path.basename(l.split()[5]) for l in f
-                       if len(l.split()) > 5 and ".so" in l.split()[5]})
+        paths = {os.path.realpath(l.split()[5]) for l in f
+                 if len(l.split()) > 5 and ".so" in l.split()[5]}
+    added = set()
+    for path in paths:
+        if re.match(r"lib(asan|ubsan)\.so", os.path.basename(path)):
+            ldd = subprocess.run(["ldd", path], capture_output=True, text=True).stdout
+            added |= {path, *map(os.path.realpath, re.findall(r"=> (/\S+)", ldd))}
+    names = {os.path.basename(p) for p in paths - added}
+    return sorted(names | ({"libc.so.6"} & {os.path.basename(p) for p in paths}))
 
 
 def open_cmdline(pid):
