@@ -508,9 +508,15 @@ int content_resolve(struct content *c, struct blob_reader *b,
 		ret->native = 1;
 		ret->size = st.st_size;
 	} else {
-		r = content_render(c, b, fd, &k, ext, flags & CONTENT_STORED_ONLY,
+		bool unsized = flags & CONTENT_UNSIZED;
+
+		r = content_render(c, b, fd, &k, ext,
+				   flags & (CONTENT_STORED_ONLY | CONTENT_UNSIZED),
 				   NULL, &len);
-		if (r < 0)
+		if (r == -EAGAIN && unsized && !(flags & CONTENT_STORED_ONLY)) {
+			ret->unsized = true;
+			len = 0;
+		} else if (r < 0)
 			return r;
 		ret->px = px;
 		ret->size = len;

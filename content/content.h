@@ -81,6 +81,9 @@ struct icon_content {
 	int native;    /* 1: the source's own bytes */
 	int ext;       /* the source's format (enum icon_ext) */
 	unsigned px;   /* 0 for native content */
+	/* to be rendered, not stored yet: `size` is not known until
+	 * content_resolve runs again without CONTENT_UNSIZED */
+	bool unsized;
 	uint64_t size; /* exact st_size */
 	struct timespec mtime; /* the source's */
 	/* rendered: the blob's key as resolved (source: the real path,
@@ -96,6 +99,10 @@ enum content_flags {
 	/* a PNG source no larger than px×px is served as it is (Qt shows a
 	 * smaller bitmap at its own size) */
 	CONTENT_SMALLER_AS_IS = 1 << 1,
+	/* where a render would be needed, describe the file without it, its
+	 * size unknown (icon_content.unsized): what a program only asks
+	 * whether the file exists need not be rendered */
+	CONTENT_UNSIZED = 1 << 2,
 };
 
 /* Describe the file for `source` (extension index `ext`) at `px` pixels, or

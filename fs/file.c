@@ -15,7 +15,7 @@ int file_open(struct tree *t, struct request *x, enum request_mode mode,
 	int r;
 
 	f->fd = -1;
-	r = tree_node_get(t, ino, &n, NULL);
+	r = tree_node_settle(t, x, mode, ino, &n, NULL);
 	if (r < 0) {
 		g_free(f);
 		return r;

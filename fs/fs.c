@@ -96,13 +96,15 @@ static enum request_mode fs_req_mode(struct fs *fs, fuse_req_t req)
 		       : REQUEST_RENDER;
 }
 
+/* An entry for tree_lookup's answer `r`: provisional attributes (1) are
+ * not cached, so that the first stat or read asks for the exact ones. */
 static void fill_entry(struct fuse_entry_param *e, uint64_t ino,
-		       const struct stat *st)
+		       const struct stat *st, int r)
 {
 	memset(e, 0, sizeof(*e));
 	e->ino = ino;
 	e->attr = *st;
-	e->attr_timeout = FS_TIMEOUT;
+	e->attr_timeout = r > 0 ? 0 : FS_TIMEOUT;
 	e->entry_timeout = FS_TIMEOUT;
 }
 
@@ -121,8 +123,11 @@ static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 	/* a program stats an entry of a listed view: render the view ahead */
 	if (x && mode == REQUEST_RENDER)
 		(void)prefetch_stat(fs->prefetch, parent);
-	r = x ? tree_lookup(fs->tree, x, mode, parent, name, &ino, &st,
-			    &negative_timeout)
+	/* a LOOKUP renders nothing: what is not stored yet is rendered
+	 * when its size is asked for */
+	r = x ? tree_lookup(fs->tree, x,
+			    mode == REQUEST_RENDER ? REQUEST_DEFER : mode,
+			    parent, name, &ino, &st, &negative_timeout)
 	      : -EIO;
 	if (r == -ENOENT) {
 		/* A negative entry: the kernel remembers the miss. */
@@ -136,7 +141,7 @@ static void fs_lookup(fuse_req_t req, fuse_ino_t parent, const char *name)
 		fuse_reply_err(req, -r);
 		return;
 	}
-	fill_entry(&e, ino, &st);
+	fill_entry(&e, ino, &st, r);
 	fuse_reply_entry(req, &e);
 }
 
@@ -158,12 +163,16 @@ static void fs_forget_multi(fuse_req_t req, size_t count,
 static void fs_getattr(fuse_req_t req, fuse_ino_t ino,
 		       struct fuse_file_info *fi)
 {
+	struct fs *fs = fs_of(req);
+	struct request *x = fs_request(fs);
 	struct stat st;
 	int r;
 
 	(void)fi;
-	FS_COUNT(fs_of(req), getattrs);
-	r = tree_node_get(fs_of(req)->tree, ino, NULL, &st);
+	FS_COUNT(fs, getattrs);
+	r = x ? tree_node_settle(fs->tree, x, fs_req_mode(fs, req), ino, NULL,
+				 &st)
+	      : -EIO;
 	if (r < 0)
 		fuse_reply_err(req, -r);
 	else
@@ -215,15 +224,17 @@ static void dirplus_entry(struct fs *fs, struct dirplus *dp, uint64_t dir,
 	struct stat st;
 	double negative_timeout;
 	uint64_t ino;
+	int r;
 
 	if (!dp->x || streq(name, ".") || streq(name, ".."))
 		return;
 	if (type != DT_DIR && !dp->files)
 		return;
 	mode = now_ms() >= dp->budget_end ? REQUEST_STORED_ONLY : dp->mode;
-	if (tree_lookup(fs->tree, dp->x, mode, dir, name, &ino, &st,
-			&negative_timeout) == 0) {
-		fill_entry(e, ino, &st);
+	r = tree_lookup(fs->tree, dp->x, mode, dir, name, &ino, &st,
+			&negative_timeout);
+	if (r >= 0) {
+		fill_entry(e, ino, &st, r);
 		FS_COUNT(fs, dirplus);
 	}
 }

@@ -176,9 +176,16 @@ int fs_mount(const struct fs_options *o)
 {
 	const char *mnt = o->mountpoint;
 	/* auto_unmount where fusermount3 honours it; how a dead mount goes
-	 * away for a user is told in mountpoint.h. */
+	 * away for a user is told in mountpoint.h. No default_permissions:
+	 * the mount is its user's alone, read-only and noexec, every file
+	 * 0444 and every directory 0555, so the kernel's checks would refuse
+	 * nothing, and they would ask for the attributes of a file access(2)
+	 * names, which a LOOKUP leaves unsized (REQUEST_DEFER). Without them,
+	 * and without an access handler, access(2) costs the LOOKUP alone
+	 * (the kernel stops asking after the first ENOSYS); noexec answers
+	 * X_OK, and refuses to run any file, without the daemon. */
 	char *argv[] = { "iconfs", "-o",
-			 "ro,default_permissions,fsname=iconfs,subtype=iconfs,"
+			 "ro,noexec,fsname=iconfs,subtype=iconfs,"
 			 "auto_unmount",
 			 NULL };
 	struct fuse_args args = FUSE_ARGS_INIT(3, argv);

@@ -20,6 +20,12 @@ enum request_mode {
 	/* only what is stored: -EAGAIN where a render would be needed (the
 	 * working set's read ahead, a READDIRPLUS past its budget) */
 	REQUEST_STORED_ONLY,
+	/* a LOOKUP: what is not stored yet is rendered when its size is
+	 * asked for (tree_node_settle: GETATTR, OPEN, the first read), not
+	 * now. Qt and KDE ask access(2) of a name in every directory of a
+	 * theme that holds it and load one of them; a LOOKUP for each of
+	 * those renders nothing. */
+	REQUEST_DEFER,
 };
 
 /* Per thread, reused by each of its requests. */
@@ -40,5 +46,7 @@ struct request {
 
 static inline unsigned request_content_flags(enum request_mode mode)
 {
-	return mode == REQUEST_STORED_ONLY ? CONTENT_STORED_ONLY : 0;
+	return mode == REQUEST_STORED_ONLY ? CONTENT_STORED_ONLY
+	       : mode == REQUEST_DEFER	   ? CONTENT_UNSIZED
+					   : 0;
 }

@@ -277,11 +277,12 @@ static void fill_stat(struct tree *t, const struct node *n, struct stat *st)
 
 /* Find or make the node for (kind, theme, size, scale, name), take one
  * kernel reference, replace its content with *content (taken over) and
- * return its attributes. */
+ * return its attributes, and whether its size is still unknown. */
 static uint64_t node_ref(struct tree *t, uint64_t parent, const char *entry,
 			 enum tree_kind kind, const char *theme, int size,
 			 int scale, const char *name,
-			 struct icon_content *content, struct stat *ret_st)
+			 struct icon_content *content, struct stat *ret_st,
+			 bool *ret_unsized)
 {
 	struct node probe = key_probe(parent, kind, theme, size, scale, name);
 	struct node *n;
@@ -318,7 +319,13 @@ static uint64_t node_ref(struct tree *t, uint64_t parent, const char *entry,
 	}
 	n->nlookup++;
 	n->used = ++t->clock;
-	if (content) {
+	/* a deferred lookup never forgets a size known already (a render
+	 * made and not yet stored) */
+	if (content && content->unsized && !n->content.unsized &&
+	    n->content.px == content->px &&
+	    g_strcmp0(n->content.source, content->source) == 0)
+		icon_content_clear(content);
+	else if (content) {
 		icon_content_clear(&n->content);
 		n->content = *content;
 		*content = (struct icon_content){ 0 };
@@ -326,6 +333,8 @@ static uint64_t node_ref(struct tree *t, uint64_t parent, const char *entry,
 	}
 	fill_stat(t, n, ret_st);
 	ino = n->ino;
+	if (ret_unsized)
+		*ret_unsized = n->content.unsized;
 	pthread_mutex_unlock(&t->lock);
 	return ino;
 }
@@ -384,6 +393,57 @@ int tree_node_get(struct tree *t, uint64_t ino, struct tree_node *ret,
 		fill_stat(t, n, ret_st);
 	pthread_mutex_unlock(&t->lock);
 	return n ? 0 : -ESTALE;
+}
+
+int tree_node_settle(struct tree *t, struct request *x,
+		     enum request_mode mode, uint64_t ino, struct tree_node *ret,
+		     struct stat *ret_st)
+{
+	struct tree_node n = { 0 };
+	struct icon_content c = { 0 };
+	struct node *node;
+	int r;
+
+	r = tree_node_get(t, ino, &n, ret_st);
+	if (r < 0 || !n.content.unsized)
+		goto out;
+	/* what the lookup found, rendered now: the same source at the same
+	 * size (a native file is never unsized) */
+	r = content_resolve(x->content, x->blobs, n.content.source,
+			    n.content.ext, n.content.px,
+			    request_content_flags(mode), &c);
+	if (r == 0 && c.unsized)
+		r = -EAGAIN;
+	if (r < 0) {
+		r = r == -EIO || r == -EAGAIN ? r : -ENOENT;
+		goto out;
+	}
+	pthread_mutex_lock(&t->lock);
+	node = g_hash_table_lookup(t->by_ino, &ino);
+	if (node && node->content.unsized && node->content.px == c.px &&
+	    g_strcmp0(node->content.source, c.source) == 0) {
+		icon_content_clear(&node->content);
+		node->content = c;
+		c = (struct icon_content){ 0 };
+		t->bytes -= node->bytes;
+		node->bytes = node_bytes(node, &node->content);
+		t->bytes += node->bytes;
+	}
+	tree_node_clear(&n);
+	if (node) {
+		n = node_copy(node);
+		if (ret_st)
+			fill_stat(t, node, ret_st);
+	}
+	pthread_mutex_unlock(&t->lock);
+	r = node ? 0 : -ESTALE;
+out:
+	icon_content_clear(&c);
+	if (r == 0 && ret)
+		*ret = n;
+	else
+		tree_node_clear(&n);
+	return r;
 }
 
 static int theme_exists(struct request *x, const char *theme)
@@ -549,6 +609,7 @@ int tree_lookup(struct tree *t, struct request *x, enum request_mode mode,
 	g_autofree char *theme = NULL, *icon = NULL;
 	struct icon_content content = { 0 };
 	enum tree_kind kind, dir;
+	bool unsized = false;
 	int size, scale, r;
 
 	r = tree_node_get(t, parent, &p, NULL);
@@ -579,9 +640,10 @@ int tree_lookup(struct tree *t, struct request *x, enum request_mode mode,
 		return r;
 	}
 	*ret_ino = node_ref(t, parent, name, kind, theme, size, scale, icon,
-			    tree_kind_is_dir(kind) ? NULL : &content, ret_st);
+			    tree_kind_is_dir(kind) ? NULL : &content, ret_st,
+			    &unsized);
 	icon_content_clear(&content);
-	return 0;
+	return unsized ? 1 : 0;
 }
 
 /* The inode numbers of the icons `icons` (names without extension) of

@@ -53,7 +53,9 @@ struct tree *tree_free(struct tree *t);
 char *tree_default_theme(struct tree *t);
 
 /* Resolve `name` in directory `parent`: on success the child's ino and
- * attributes, with one more kernel reference. -ENOENT for names that do not
+ * attributes, with one more kernel reference; 1 instead of 0 where they are
+ * provisional (REQUEST_DEFER: a file not rendered yet, its size unknown
+ * until tree_node_settle), not to be cached. -ENOENT for names that do not
  * exist, with the timeout the negative entry is to be cached for;
  * -ENOTDIR, -ENAMETOOLONG, -EIO. */
 int tree_lookup(struct tree *t, struct request *x, enum request_mode mode,
@@ -85,6 +87,13 @@ struct tree_node {
 int tree_node_get(struct tree *t, uint64_t ino, struct tree_node *ret,
 		  struct stat *ret_st);
 void tree_node_clear(struct tree_node *n);
+/* tree_node_get() of a node whose attributes are to be exact: a file a
+ * REQUEST_DEFER lookup left unsized is rendered now (in `mode`; -EAGAIN
+ * in REQUEST_STORED_ONLY), -EIO where it cannot be, -ENOENT where its
+ * source went. */
+int tree_node_settle(struct tree *t, struct request *x,
+		     enum request_mode mode, uint64_t ino, struct tree_node *ret,
+		     struct stat *ret_st);
 
 /* The inode numbers the entries `names` of directory `dir` have or will
  * have ("." and ".." first); appended to `inos` (uint64_t). */

@@ -5,7 +5,8 @@ survive unmount and remount byte for byte with no second render (the
 daemon's counters prove it); a changed source gives new bytes; hostile SVGs
 give EIO within the deadline while every other icon keeps being served;
 a source the renderer rejected is not retried until it changes, while one
-that only hit the machinery's limits (memory, deadline) is tried again."""
+that only hit the machinery's limits (memory, deadline) is tried again; a
+lookup alone (access(2)) renders nothing, a read or stat then does."""
 import errno
 import os
 import shutil
@@ -132,6 +133,26 @@ try:
         for needle in ("themes           1", "theme            r (served; from --theme)", "(mounted)", "rendered", f"failed renders   {len(stored)}",
                        "hit rate", "last refresh"):
             check(needle in status.stdout, f"status shows {needle!r}")
+
+    # A lookup renders nothing: access(2), which Qt asks of a name in every
+    # directory of a theme that holds it, leaves the file unrendered; the
+    # first read or stat renders it, at its exact size.
+    with mounted(db, bases, theme="r") as mnt:
+        paths = [os.path.join(mnt, "icons/r", f"{s}x{s}", "wide.png") for s in (20, 30, 40)]
+        renders = counters(mnt)["renders"]
+        check_eq([os.access(p, os.R_OK) for p in paths], [True] * 3, "access(2) finds the icons")
+        check_eq(counters(mnt)["renders"], renders, "access(2) renders nothing")
+        fd = os.open(paths[0], os.O_RDONLY)  # no stat before the reads
+        data = b""
+        while chunk := os.read(fd, 65536):
+            data += chunk
+        os.close(fd)
+        check_eq((png_size(data), data[-8:-4]), ((20, 20), b"IEND"), "read with no stat: the whole PNG")
+        check_eq(counters(mnt)["renders"], renders + 1, "the read rendered the file it read")
+        check_eq(os.stat(paths[0]).st_size, len(data), "its size, exact")
+        size = os.stat(paths[1]).st_size
+        check_eq(size, len(open(paths[1], "rb").read()), "a stat after access(2): the exact size")
+        check_eq(counters(mnt)["renders"], renders + 2, "the stat rendered the one it asked")
 
     # a changed source renders anew
     time.sleep(0.01)
