@@ -147,6 +147,23 @@ with mounted(db, REAL_BASES, theme="Papirus") as mnt:
     else:
         check(False, "strace is needed (run scripts/setup)")
 
+# Qt asks access(2) of a name in every directory of the theme's cache that
+# holds it (37 size views of the mount's breeze) and loads one of them: a
+# mount of a new index, where no render of an earlier test is stored,
+# renders only what Qt loads
+with tempfile.TemporaryDirectory() as fresh:
+    with mounted(os.path.join(fresh, "index.sqlite"), REAL_BASES, theme="breeze") as mnt:
+        names = SAMPLES["breeze"]
+        before = counters(mnt)
+        rows = client("qt5", "breeze", 48, names, mnt)
+        check_eq([tuple(r[1:]) for r in rows], [("found", "48x48")] * len(names),
+                 "qt5 breeze through a new mount")
+        after = counters(mnt)
+        looked, rendered = (after[k] - before[k] for k in ("lookups", "renders"))
+        print(f"qt5, {len(names)} breeze icons at 48: {looked} lookups, {rendered} renders")
+        check(looked >= 10 * len(names), f"Qt looked each name up in many directories ({looked})")
+        check(0 < rendered <= len(names), f"only what Qt loads is rendered: {rendered}")
+
 # A screenshot: the same GTK window on the mount and on the stock theme.
 SHOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "screenshot.py")
 GRID = ["firefox", "folder", "user-trash", "text-x-generic", "utilities-terminal",
