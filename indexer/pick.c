@@ -56,22 +56,39 @@ static bool pick_size_eq(const struct pick_size *a, const struct pick_size *b)
 	       a->max_size == b->max_size && a->threshold == b->threshold;
 }
 
-/* A theme has a few hundred directories at most. */
+static guint pick_size_hash(gconstpointer p)
+{
+	const struct pick_size *z = p;
+
+	return (guint)(((((z->size * 31u + z->scale) * 31u + z->type) * 31u +
+			 z->min_size) * 31u + z->max_size) * 31u + z->threshold);
+}
+
+static gboolean pick_size_equal(gconstpointer a, gconstpointer b)
+{
+	return pick_size_eq(a, b);
+}
+
+/* In one pass over the directories and one over a table of the first of
+ * each size description (pairwise, Breeze's 367 directories took 2 M
+ * instructions, at every thread's first lookup in the theme). */
 void pick_dirs_group(GHashTable *dirs)
 {
-	g_autoptr(GList) all = g_hash_table_get_values(dirs);
+	g_autoptr(GHashTable) first =
+		g_hash_table_new(pick_size_hash, pick_size_equal);
+	GHashTableIter it;
+	struct pick_dir *d, *f;
 
-	for (GList *i = all; i; i = i->next) {
-		struct pick_dir *a = i->data;
-
-		a->group = a->pos;
-		for (GList *j = all; j; j = j->next) {
-			const struct pick_dir *b = j->data;
-
-			if (b->pos < a->group &&
-			    pick_size_eq(&a->size, &b->size))
-				a->group = b->pos;
-		}
+	g_hash_table_iter_init(&it, dirs);
+	while (g_hash_table_iter_next(&it, NULL, (gpointer *)&d)) {
+		f = g_hash_table_lookup(first, &d->size);
+		if (!f || d->pos < f->pos)
+			g_hash_table_insert(first, &d->size, d);
+	}
+	g_hash_table_iter_init(&it, dirs);
+	while (g_hash_table_iter_next(&it, NULL, (gpointer *)&d)) {
+		f = g_hash_table_lookup(first, &d->size);
+		d->group = f->pos;
 	}
 }
 

@@ -404,21 +404,22 @@ static int dir_detach(struct scanner *s, long long id, long long listing_id,
 int dir_refresh(struct scanner *s, long long id, struct stamp old,
 		const char *path)
 {
-	long long before = s->changes ? dir_listing_id(s, id) : -1, after;
+	long long before, after;
 	struct stamp now;
 	struct stat st;
 	int r;
 
-	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		if (stamp_eq(old, STAMP_MISSING))
-			return 0;
-		s->stats.changed = true;
-		return dir_detach(s, id, before, STAMP_MISSING);
-	}
-	now = stamp_of(&st);
+	if (stat(path, &st) < 0 || !S_ISDIR(st.st_mode))
+		now = STAMP_MISSING;
+	else
+		now = stamp_of(&st);
 	if (stamp_eq(now, old))
 		return 0;
 	s->stats.changed = true;
+	/* what it listed, for the names that changed */
+	before = s->changes ? dir_listing_id(s, id) : -1;
+	if (stamp_eq(now, STAMP_MISSING))
+		return dir_detach(s, id, before, STAMP_MISSING);
 	if (!dir_inside(s, path)) {
 		s->stats.problems++;
 		log_warning("'%s' leads outside the icon directories, skipped",

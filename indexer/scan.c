@@ -257,7 +257,8 @@ static int theme_store(struct scanner *s, long long tid, const char *path,
 }
 
 /* Pick the first index.theme in base-dir order and reparse it when its
- * stamp differs from the stored one. */
+ * stamp differs from the stored one: 1 when it did (the theme's
+ * subdirectories may have changed), 0 when nothing changed. */
 static int theme_refresh_index(struct scanner *s, long long tid,
 			       GPtrArray *roots)
 {
@@ -283,7 +284,8 @@ static int theme_refresh_index(struct scanner *s, long long tid,
 	if (!found) {
 		if (sqlite3_column_type(q, 0) == SQLITE_NULL)
 			return 0;
-		return theme_store(s, tid, NULL, NULL, NULL);
+		r = theme_store(s, tid, NULL, NULL, NULL);
+		return r < 0 ? r : 1;
 	}
 	if (streq(db_column_str(q, 0), found) &&
 	    sqlite3_column_int64(q, 1) == (long long)st.st_ino &&
@@ -295,9 +297,10 @@ static int theme_refresh_index(struct scanner *s, long long tid,
 		s->stats.problems++;
 		/* Remember the stamp so a broken file is not reparsed (and
 		 * logged) on every refresh; the theme has no directories. */
-		return theme_store(s, tid, found, &st, NULL);
-	}
-	return theme_store(s, tid, found, &st, info);
+		r = theme_store(s, tid, found, &st, NULL);
+	} else
+		r = theme_store(s, tid, found, &st, info);
+	return r < 0 ? r : 1;
 }
 
 static int theme_refresh(struct scanner *s, long long tid)
@@ -327,16 +330,19 @@ static int theme_refresh(struct scanner *s, long long tid)
 	if (r < 0)
 		return r;
 
-	/* Subdirectories no longer listed go away; listed ones are stamped. */
-	r = exec_bind(s,
-		      "DELETE FROM dir WHERE theme_id = ?1 AND kind = ?2 AND "
-		      "relpath NOT IN (SELECT path FROM subdir "
-		      "WHERE theme_id = ?1)",
-		      tid, DIR_KIND_SUBDIR);
-	if (r < 0)
-		return r;
-	if (sqlite3_changes(s->db) > 0)
-		changed_theme(s);
+	/* Subdirectories no longer listed go away (only a new index.theme
+	 * lists others); listed ones are stamped. */
+	if (r > 0) {
+		r = exec_bind(s,
+			      "DELETE FROM dir WHERE theme_id = ?1 AND kind = ?2 "
+			      "AND relpath NOT IN (SELECT path FROM subdir "
+			      "WHERE theme_id = ?1)",
+			      tid, DIR_KIND_SUBDIR);
+		if (r < 0)
+			return r;
+		if (sqlite3_changes(s->db) > 0)
+			changed_theme(s);
+	}
 
 	r = db_query(s->db, &subs,
 		     "SELECT path FROM subdir WHERE theme_id = ?1", "I", tid);
