@@ -105,15 +105,63 @@ int exec_bind(struct scanner *s, const char *sql, long long a, long long b)
 	return step_done(s, stmt);
 }
 
+struct known_dir {
+	long long id;
+	struct stamp stamp;
+};
+
+int dirs_load(struct scanner *s)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	int rc;
+
+	s->dirs_known = g_hash_table_new_full(g_str_hash, g_str_equal, NULL,
+					      g_free);
+	s->dirs_paths = g_string_chunk_new(64 * 1024);
+	if (db_prepare(s->db,
+		       "SELECT path, id, ino, mtime_ns, ctime_ns FROM dir",
+		       &q) < 0)
+		return -EIO;
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		struct known_dir *k = g_new(struct known_dir, 1);
+
+		*k = (struct known_dir){
+			.id = sqlite3_column_int64(q, 1),
+			.stamp = { sqlite3_column_int64(q, 2),
+				   sqlite3_column_int64(q, 3),
+				   sqlite3_column_int64(q, 4) },
+		};
+		g_hash_table_insert(s->dirs_known,
+				    g_string_chunk_insert(s->dirs_paths,
+							  db_column_str(q, 0)),
+				    k);
+	}
+	return rc == SQLITE_DONE ? 0 : db_log_error(s->db, rc, "cannot read dirs");
+}
+
+void dirs_forget(struct scanner *s)
+{
+	if (s->dirs_known)
+		g_hash_table_remove_all(s->dirs_known);
+}
+
 /* Find or create the dir row for `path`. Returns its id; *ret_stamp gets
  * the stored stamp (STAMP_MISSING for a new row). */
 long long dir_row(struct scanner *s, const char *path, long long basedir_id,
 		  long long theme_id, enum dir_kind kind, const char *relpath,
 		  struct stamp *ret_stamp)
 {
+	struct known_dir *k =
+		s->dirs_known ? g_hash_table_lookup(s->dirs_known, path) : NULL;
 	long long id = -1;
 	int rc;
 
+	if (k) {
+		id = k->id;
+		*ret_stamp = k->stamp;
+		g_hash_table_remove(s->dirs_known, path);
+		return id;
+	}
 	sqlite3_bind_text(s->dir_get, 1, path, -1, SQLITE_STATIC);
 	rc = sqlite3_step(s->dir_get);
 	if (rc == SQLITE_ROW) {

@@ -88,6 +88,7 @@ static int base_read(struct scanner *s, long long base_id, const char *base)
 			      base_id, sqlite3_column_int64(roots, 2));
 		if (r < 0)
 			return r;
+		dirs_forget(s);
 		changed_theme(s);
 	}
 	return 0;
@@ -138,8 +139,10 @@ static int bases_sync(struct scanner *s)
 	r = db_exec(s->db, "DELETE FROM basedir WHERE pos < 0");
 	if (r < 0)
 		return db_log_errno(s->db, r, "cannot update base dirs");
-	if (sqlite3_changes(s->db) > 0)
+	if (sqlite3_changes(s->db) > 0) {
+		dirs_forget(s);
 		changed_theme(s);
+	}
 	return 0;
 }
 
@@ -340,8 +343,10 @@ static int theme_refresh(struct scanner *s, long long tid)
 			      tid, DIR_KIND_SUBDIR);
 		if (r < 0)
 			return r;
-		if (sqlite3_changes(s->db) > 0)
+		if (sqlite3_changes(s->db) > 0) {
+			dirs_forget(s);
 			changed_theme(s);
+		}
 	}
 
 	r = db_query(s->db, &subs,
@@ -383,6 +388,8 @@ static int themes_refresh(struct scanner *s)
 		      DIR_KIND_ROOT, 0);
 	if (r < 0)
 		return r;
+	if (sqlite3_changes(s->db) > 0)
+		dirs_forget(s); /* their dirs went with them */
 	r = db_prepare(s->db, "SELECT id, name FROM theme ORDER BY name", &q);
 	if (r < 0)
 		return r;
@@ -441,6 +448,10 @@ static void scanner_done(struct scanner *s)
 	db_finalize_all(stmts, ELEMENTSOF(stmts));
 	sqlite3_finalize(s->listing_names);
 	g_hash_table_destroy(s->listings_read);
+	if (s->dirs_known)
+		g_hash_table_destroy(s->dirs_known);
+	if (s->dirs_paths)
+		g_string_chunk_free(s->dirs_paths);
 	basedirs_real_free(s->real);
 }
 
@@ -456,7 +467,9 @@ static int scanner_init(struct scanner *s)
 	s->listings_read = g_hash_table_new_full(g_int64_hash, g_int64_equal,
 						 g_free, NULL);
 	r = db_prepare_all(s->db, stmts, ELEMENTSOF(stmts));
-	return r < 0 ? r : db_prepare(s->db, names, &s->listing_names);
+	if (r >= 0)
+		r = db_prepare(s->db, names, &s->listing_names);
+	return r < 0 ? r : dirs_load(s);
 }
 
 static double now_seconds(void)

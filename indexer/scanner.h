@@ -27,6 +27,12 @@ struct scanner {
 	struct scan_stats stats;
 
 	sqlite3_stmt *dir_get; /* path → id, stamp */
+	/* The dir rows as the refresh found them, path → struct known_dir,
+	 * read in one go (a query per directory cost most of a stamp check):
+	 * each taken once by dir_row(); emptied by dirs_forget() where the
+	 * refresh deletes rows, after which dir_get answers. */
+	GHashTable *dirs_known;
+	GStringChunk *dirs_paths;
 	sqlite3_stmt *dir_insert;
 	sqlite3_stmt *dir_set_stamp;
 	sqlite3_stmt *dir_set_listing;
@@ -40,6 +46,8 @@ struct scanner {
 };
 
 void changed_theme(struct scanner *s);
+int dirs_load(struct scanner *s);
+void dirs_forget(struct scanner *s);
 int stamp_eq(struct stamp a, struct stamp b);
 struct stamp stamp_dir(const char *path);
 int step_done(struct scanner *s, sqlite3_stmt *stmt);
