@@ -162,6 +162,17 @@ void icon_content_clear(struct icon_content *ic)
 	*ic = (struct icon_content){ 0 };
 }
 
+bool icon_content_same(const struct icon_content *a,
+		       const struct icon_content *b)
+{
+	return a->native == b->native && a->px == b->px &&
+	       a->stored.ino == b->stored.ino &&
+	       a->stored.size == b->stored.size &&
+	       a->stored.mtime_ns == b->stored.mtime_ns &&
+	       g_strcmp0(a->source, b->source) == 0 &&
+	       g_strcmp0(a->stored.source, b->stored.source) == 0;
+}
+
 /* The real path of `source` when it lies inside a base directory. */
 static char *content_real_source(struct content *c, const char *source)
 {

@@ -93,6 +93,11 @@ struct icon_content {
 
 void icon_content_clear(struct icon_content *ic);
 
+/* Whether a and b are the file of the same bytes of one source (path,
+ * inode, size, mtime) at the same size. */
+bool icon_content_same(const struct icon_content *a,
+		       const struct icon_content *b);
+
 enum content_flags {
 	/* -EAGAIN where a render would be needed */
 	CONTENT_STORED_ONLY = 1 << 0,

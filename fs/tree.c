@@ -319,11 +319,10 @@ static uint64_t node_ref(struct tree *t, uint64_t parent, const char *entry,
 	}
 	n->nlookup++;
 	n->used = ++t->clock;
-	/* a deferred lookup never forgets a size known already (a render
-	 * made and not yet stored) */
+	/* a deferred lookup never forgets a size known already of the same
+	 * source bytes (a render made and not stored yet) */
 	if (content && content->unsized && !n->content.unsized &&
-	    n->content.px == content->px &&
-	    g_strcmp0(n->content.source, content->source) == 0)
+	    icon_content_same(&n->content, content))
 		icon_content_clear(content);
 	else if (content) {
 		icon_content_clear(&n->content);
@@ -395,50 +394,75 @@ int tree_node_get(struct tree *t, uint64_t ino, struct tree_node *ret,
 	return n ? 0 : -ESTALE;
 }
 
+/* Render node `ino`'s unsized content into its node: 1 when it took it,
+ * 0 when there was nothing to do (gone, or sized by now), or -errno. */
+static int node_settle_once(struct tree *t, struct request *x,
+			    enum request_mode mode, uint64_t ino)
+{
+	g_autofree char *source = NULL;
+	struct icon_content c = { 0 };
+	struct node *node;
+	unsigned px = 0;
+	int ext = 0, r;
+
+	pthread_mutex_lock(&t->lock);
+	node = g_hash_table_lookup(t->by_ino, &ino);
+	if (node && node->content.unsized) {
+		source = g_strdup(node->content.source);
+		ext = node->content.ext;
+		px = node->content.px;
+	}
+	pthread_mutex_unlock(&t->lock);
+	if (!source)
+		return 0;
+	/* what the lookup found, rendered now (a native file is never
+	 * unsized) */
+	r = content_resolve(x->content, x->blobs, source, ext, px,
+			    request_content_flags(mode), &c);
+	if (r == 0 && c.unsized)
+		r = -EAGAIN;
+	if (r < 0)
+		return r == -EIO || r == -EAGAIN ? r : -ENOENT;
+	pthread_mutex_lock(&t->lock);
+	node = g_hash_table_lookup(t->by_ino, &ino);
+	/* unless another request sized it meanwhile, or a lookup gave it
+	 * another source */
+	r = node && node->content.unsized && node->content.px == c.px &&
+	    streq(node->content.source, c.source);
+	if (r) {
+		icon_content_clear(&node->content);
+		node->content = c;
+		c = (struct icon_content){ 0 };
+		node->mtime = node->content.mtime;
+		t->bytes -= node->bytes;
+		node->bytes = node_bytes(node, &node->content);
+		t->bytes += node->bytes;
+	}
+	pthread_mutex_unlock(&t->lock);
+	icon_content_clear(&c);
+	return r;
+}
+
 int tree_node_settle(struct tree *t, struct request *x,
 		     enum request_mode mode, uint64_t ino, struct tree_node *ret,
 		     struct stat *ret_st)
 {
 	struct tree_node n = { 0 };
-	struct icon_content c = { 0 };
-	struct node *node;
 	int r;
 
-	r = tree_node_get(t, ino, &n, ret_st);
-	if (r < 0 || !n.content.unsized)
-		goto out;
-	/* what the lookup found, rendered now: the same source at the same
-	 * size (a native file is never unsized) */
-	r = content_resolve(x->content, x->blobs, n.content.source,
-			    n.content.ext, n.content.px,
-			    request_content_flags(mode), &c);
-	if (r == 0 && c.unsized)
-		r = -EAGAIN;
-	if (r < 0) {
-		r = r == -EIO || r == -EAGAIN ? r : -ENOENT;
-		goto out;
+	/* a node whose source a lookup changed while it rendered is tried
+	 * again, with the new one */
+	for (int tries = 0;; tries++) {
+		r = node_settle_once(t, x, mode, ino);
+		if (r < 0)
+			return r;
+		r = tree_node_get(t, ino, &n, ret_st);
+		if (r < 0 || !n.content.unsized)
+			break;
+		tree_node_clear(&n);
+		if (tries == 2)
+			return -EIO;
 	}
-	pthread_mutex_lock(&t->lock);
-	node = g_hash_table_lookup(t->by_ino, &ino);
-	if (node && node->content.unsized && node->content.px == c.px &&
-	    g_strcmp0(node->content.source, c.source) == 0) {
-		icon_content_clear(&node->content);
-		node->content = c;
-		c = (struct icon_content){ 0 };
-		t->bytes -= node->bytes;
-		node->bytes = node_bytes(node, &node->content);
-		t->bytes += node->bytes;
-	}
-	tree_node_clear(&n);
-	if (node) {
-		n = node_copy(node);
-		if (ret_st)
-			fill_stat(t, node, ret_st);
-	}
-	pthread_mutex_unlock(&t->lock);
-	r = node ? 0 : -ESTALE;
-out:
-	icon_content_clear(&c);
 	if (r == 0 && ret)
 		*ret = n;
 	else

@@ -1,7 +1,8 @@
 /* The tree's nodes (tree.h): what a name in a directory is, inode numbers
  * that listings and lookups agree on, one name per directory, reference
  * counts, tracked misses and invalidations bounded by what the kernel
- * holds. Icons here are PNGs of the asked size: no render. */
+ * holds. Icons here are PNGs of the asked size (no render), but for the
+ * deferred render of a lookup. */
 #include <errno.h>
 
 #include "test.h"
@@ -146,5 +147,60 @@ TEST(invalidations)
 	tree_fixture_teardown(&c);
 }
 
+/* A lookup that would render (REQUEST_DEFER, as a LOOKUP asks) renders
+ * nothing and gives provisional attributes; the node is rendered when it
+ * is settled, at its exact size, which the next lookup finds as it is. */
+TEST(deferred)
+{
+	struct tree_fixture c = { 0 };
+	struct content_counters *k;
+	struct stat st;
+	double timeout = 0;
+	uint64_t dir, ino, again;
+	unsigned long long renders;
+	off_t size;
+
+	ASSERT_EQ_INT(tree_fixture_setup(&c, NULL), 0);
+	k = content_counters(c.content);
+	ASSERT_EQ_INT(tree_fixture_walk(&c, "icons/t/48x48", &dir, &st,
+					&timeout),
+		      0);
+	renders = atomic_load(&k->renders);
+	/* a.svg at 48 px: a render */
+	ASSERT_EQ_INT(tree_lookup(c.tree, &c.x, REQUEST_DEFER, dir, "a.png",
+				  &ino, &st, &timeout),
+		      1);
+	ASSERT_EQ_INT(st.st_size, 0);
+	ASSERT_EQ_INT(atomic_load(&k->renders), renders);
+	ASSERT_EQ_INT(tree_node_settle(c.tree, &c.x, REQUEST_STORED_ONLY, ino,
+				       NULL, &st),
+		      -EAGAIN);
+	ASSERT_EQ_INT(tree_node_settle(c.tree, &c.x, REQUEST_RENDER, ino, NULL,
+				       &st),
+		      0);
+	size = st.st_size;
+	ASSERT_TRUE(size > 100);
+	ASSERT_EQ_INT(atomic_load(&k->renders), renders + 1);
+	ASSERT_EQ_INT(tree_lookup(c.tree, &c.x, REQUEST_DEFER, dir, "a.png",
+				  &again, &st, &timeout),
+		      0);
+	ASSERT_EQ_INT(again, ino);
+	ASSERT_EQ_INT(st.st_size, size);
+	ASSERT_EQ_INT(tree_node_settle(c.tree, &c.x, REQUEST_RENDER, ino, NULL,
+				       &st),
+		      0);
+	ASSERT_EQ_INT(st.st_size, size);
+	ASSERT_EQ_INT(atomic_load(&k->renders), renders + 1);
+	/* the source's own bytes are never provisional */
+	ASSERT_EQ_INT(tree_fixture_walk(&c, "icons/t/16x16", &dir, &st,
+					&timeout),
+		      0);
+	ASSERT_EQ_INT(tree_lookup(c.tree, &c.x, REQUEST_DEFER, dir, "a.png",
+				  &ino, &st, &timeout),
+		      0);
+	ASSERT_TRUE(st.st_size > 0);
+	tree_fixture_teardown(&c);
+}
+
 TEST_MAIN(TEST_CASE(names), TEST_CASE(inos_and_forget),
-	  TEST_CASE(invalidations))
+	  TEST_CASE(invalidations), TEST_CASE(deferred))
