@@ -104,22 +104,39 @@ void synth_invalidate(struct synth *s)
 
 /* The stored object of `kind` for `theme`, when it was built from the index
  * as it is now. */
+/* The query of the stored `kind` of `theme` (its data when `data`, else
+ * 1): the index's own, or the machine's (as the index is its copy). */
+static int stored_query(struct lookup *l, const struct kind *kind,
+			const char *theme, bool data, sqlite3_stmt **ret)
+{
+	g_autofree char *arm = g_strdup_printf(
+		"SELECT %s FROM {schema}.synth WHERE theme = ?1 AND kind = ?2 "
+		"AND made_by = ?3 AND generation = (SELECT value FROM "
+		"{schema}.meta WHERE key = 'generation')",
+		data ? "data" : "1");
+	g_autofree char *sql = layered_derived_sql(
+		lookup_db(l), arm, "SELECT * FROM ({arms}) LIMIT 1");
+
+	return db_query_row(lookup_db(l), ret, sql, "ttt", theme, kind->name,
+			    made_by(l));
+}
+
+/* Whether `kind` of `theme` is stored, without reading it. */
+static bool stored_has(struct lookup *l, const struct kind *kind,
+		       const char *theme)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+
+	return stored_query(l, kind, theme, false, &q) == 0;
+}
+
 static gpointer stored_get(struct lookup *l, const struct kind *kind,
 			   const char *theme)
 {
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
 	g_autoptr(GBytes) data = NULL;
 
-	/* the index's own, or the machine's (as the index is its copy) */
-	g_autofree char *sql = layered_derived_sql(
-		lookup_db(l),
-		"SELECT data FROM {schema}.synth WHERE theme = ?1 AND kind = ?2 "
-		"AND made_by = ?3 AND generation = (SELECT value FROM "
-		"{schema}.meta WHERE key = 'generation')",
-		"SELECT data FROM ({arms}) LIMIT 1");
-
-	if (db_query_row(lookup_db(l), &q, sql, "ttt", theme, kind->name,
-			 made_by(l)) < 0)
+	if (stored_query(l, kind, theme, true, &q) < 0)
 		return NULL;
 	data = g_bytes_new(sqlite3_column_blob(q, 0),
 			   (gsize)sqlite3_column_bytes(q, 0));
@@ -481,13 +498,11 @@ static int store_theme(struct synth *s, struct lookup *l, sqlite3 *db,
 	for (size_t i = 0; i < ELEMENTSOF(kinds); i++) {
 		_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
 		g_autoptr(GBytes) data = NULL;
-		gpointer value = stored_get(l, &kinds[i], theme);
+		gpointer value;
 		int r;
 
-		if (value) {
-			kinds[i].unref(value);
+		if (stored_has(l, &kinds[i], theme))
 			continue;
-		}
 		r = synth_get(s, l, &kinds[i], theme, &value);
 		if (r < 0)
 			return r;
