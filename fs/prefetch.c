@@ -132,11 +132,8 @@ static void *prefetch_main(void *arg)
 	_cleanup_(lookup_freep) struct lookup *l = NULL;
 	_cleanup_(blob_reader_freep) struct blob_reader *b = NULL;
 	uint64_t generation = 0;
+	bool ready = false;
 
-	if (index_connect(p->db_path, DB_QUERY_ONLY, 1000, &db) < 0 ||
-	    lookup_new(db, p->rules, &l) < 0 ||
-	    content_reader_new(p->content, db, &b) < 0)
-		return NULL;
 	pthread_mutex_lock(&p->lock);
 	for (;;) {
 		struct job *j = job_take(p);
@@ -144,11 +141,19 @@ static void *prefetch_main(void *arg)
 		if (!j)
 			break;
 		pthread_mutex_unlock(&p->lock);
-		if (j->generation != generation) {
+		/* connected at the first job: most sessions list no view, and
+		 * an idle connection holds its schema and statements */
+		if (!db)
+			ready = index_connect(p->db_path, DB_QUERY_ONLY, 1000,
+					      &db) >= 0 &&
+				lookup_new(db, p->rules, &l) >= 0 &&
+				content_reader_new(p->content, db, &b) >= 0;
+		if (ready && j->generation != generation) {
 			lookup_flush(l);
 			generation = j->generation;
 		}
-		job_run(p, j, b, l);
+		if (ready)
+			job_run(p, j, b, l);
 		pthread_mutex_lock(&p->lock);
 		/* a job off the queue is freed by its last worker */
 		if (--j->active == 0 && g_queue_find(&p->jobs, j) == NULL)
