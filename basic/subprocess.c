@@ -76,15 +76,13 @@ int spawn_helper(const char *exe, char *const argv[], const int (*fds)[2],
 	return -r;
 }
 
-int spawn_self_piped(char *const argv[], bool idle, pid_t *ret_pid, int *ret_in,
-		     int *ret_out)
+int spawn_piped(const char *exe, char *const argv[], bool idle, pid_t *ret_pid,
+		int *ret_in, int *ret_out)
 {
-	char exe[PATH_MAX];
 	int to[2] = { -1, -1 }, from[2] = { -1, -1 };
-	int r;
+	int r = 0;
 
-	r = spawn_self_exe(exe, sizeof(exe));
-	if (r >= 0 && (pipe2(to, O_CLOEXEC) < 0 || pipe2(from, O_CLOEXEC) < 0))
+	if (pipe2(to, O_CLOEXEC) < 0 || pipe2(from, O_CLOEXEC) < 0)
 		r = -errno;
 	if (r >= 0)
 		r = spawn_helper(exe, argv,

@@ -1,6 +1,6 @@
-/* Starting a helper process (a render worker, the mount's guard, this same
- * binary again as the read ahead): the file it runs, and a spawn that leaves the caller's
- * blocked signals and handlers behind. Owns nothing. */
+/* Starting a helper process (a render worker, the mount's guard, the
+ * read ahead, the watchdog's pinger): the file it runs, and a spawn that
+ * leaves the caller's blocked signals and handlers behind. Owns nothing. */
 #pragma once
 
 #include <stdbool.h>
@@ -24,7 +24,7 @@ int spawn_program_path(const char *name, char *buf, size_t size);
 int spawn_helper(const char *exe, char *const argv[], const int (*fds)[2],
 		 size_t n, bool idle, pid_t *ret_pid);
 
-/* This binary again (spawn_helper), talking on two pipes: *ret_in writes
- * to its stdin, *ret_out reads its stdout. -errno. */
-int spawn_self_piped(char *const argv[], bool idle, pid_t *ret_pid, int *ret_in,
-		     int *ret_out);
+/* spawn_helper() of `exe`, talking on two pipes: *ret_in writes to its
+ * stdin, *ret_out reads its stdout. -errno. */
+int spawn_piped(const char *exe, char *const argv[], bool idle, pid_t *ret_pid,
+		int *ret_in, int *ret_out);

@@ -17,6 +17,8 @@
 #include "lookup.h"
 #include "mountpoint.h"
 #include "render.h"
+#include "helper.h"
+#include "view.h"
 #include "warm.h"
 #include "watchdog.h"
 #include "index.h"
@@ -161,12 +163,12 @@ static int cmd_flatpak(struct cli_options *o)
 
 static int cmd_read_ahead(struct cli_options *o)
 {
-	return warm_reader_main(o->args[0]);
+	return helper_read_ahead_main(o->args[0]);
 }
 
 static int cmd_watchdog_ping(struct cli_options *o)
 {
-	return watchdog_ping_main(o->args[0]);
+	return helper_watchdog_ping_main(o->args[0], VIEW_XATTR_THEME);
 }
 
 static int cmd_mount_guard(struct cli_options *o)

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "db.h"
+#include "helper.h"
 #include "log.h"
 #include "macro.h"
 #include "stopper.h"
@@ -45,58 +46,6 @@ struct warm {
 	GPtrArray *gone;   /* remembered paths that no longer exist; lock */
 };
 
-/* A path as this module writes them: relative, no empty, "." or ".."
- * component. The table is the user's own, but a damaged row must not
- * lead outside the mount. */
-static bool path_ok(const char *path)
-{
-	g_auto(GStrv) parts = NULL;
-
-	if (!*path || path[0] == '/')
-		return false;
-	parts = g_strsplit(path, "/", -1);
-	for (char **p = parts; *p; p++)
-		if (!**p || streq(*p, ".") || streq(*p, ".."))
-			return false;
-	return true;
-}
-
-/* Read the file through the mount, so that the kernel keeps it. */
-static int read_through(int dir, const char *path)
-{
-	char buf[65536];
-	_cleanup_close_ int fd = -1;
-	ssize_t n;
-
-	if (!path_ok(path))
-		return -EINVAL;
-	fd = openat(dir, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		;
-	return n < 0 ? -errno : 0;
-}
-
-int warm_reader_main(const char *mountpoint)
-{
-	_cleanup_close_ int dir = -1;
-	char line[PATH_MAX];
-
-	/* at SCHED_IDLE from the spawn (read_ahead) */
-	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
-	dir = open(mountpoint, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dir < 0)
-		return 1;
-	while (fgets(line, sizeof(line), stdin)) {
-		line[strcspn(line, "\n")] = '\0';
-		if (printf("%d\n", -read_through(dir, line)) < 0 ||
-		    fflush(stdout) != 0)
-			return 1;
-	}
-	return 0;
-}
-
 /* One path to the reader, its answer back (0 or -errno); -ECANCELED when
  * warm_stop() came first, -EPIPE when the reader is gone. */
 static int reader_ask(struct warm *w, int in, FILE *out, const char *path)
@@ -105,7 +54,7 @@ static int reader_ask(struct warm *w, int in, FILE *out, const char *path)
 	char answer[32];
 	int r;
 
-	if (strchr(path, '\n') || !path_ok(path))
+	if (strchr(path, '\n') || !helper_path_ok(path))
 		return -EINVAL;
 	if (write(in, line, strlen(line)) != (ssize_t)strlen(line))
 		return -EPIPE;
@@ -143,8 +92,8 @@ static void read_ahead(struct warm *w, sqlite3 *db)
 	if (paths->len == 0)
 		return;
 	{
-		char *argv[] = { "iconfs", "read-ahead", w->mountpoint, NULL };
-		int r = spawn_self_piped(argv, true, &pid, &in, &out_fd);
+		int r = helper_spawn(HELPER_READ_AHEAD, w->mountpoint, true,
+				     &pid, &in, &out_fd);
 
 		if (r < 0) {
 			log_warning_errno(r, "cannot start the read ahead: %m");

@@ -7,8 +7,8 @@
  * of the last sessions through the mount itself, at idle priority, so that the
  * kernel holds their entries, attributes and pages before the login's
  * programs ask for them: those programs then send no request at all. The
- * reads are made by a process of its own (`iconfs read-ahead`): a daemon
- * thread blocked on its own mount would keep a killed daemon from exiting.
+ * reads are made by a process of its own (helper.h): a daemon thread
+ * blocked on its own mount would keep a killed daemon from exiting.
  * Bounded: WARM_FILES paths, none unread for WARM_DAYS. */
 #pragma once
 
@@ -43,10 +43,6 @@ bool warm_is_reader(struct warm *w, pid_t tid);
 /* A program read the file at `path` (relative to the mount); takes a copy. */
 void warm_note(struct warm *w, const char *path);
 
-/* The read ahead's process (`iconfs read-ahead MOUNTPOINT`, at idle
- * priority): reads each path of a stdin line below `mountpoint` and
- * answers a line with 0 or the errno. Returns the exit status. */
-int warm_reader_main(const char *mountpoint);
 
 /* Files read ahead at start so far, and whether that pass is over. */
 unsigned long long warm_read_ahead(struct warm *w, bool *ret_done);

@@ -15,7 +15,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
-#include "view.h"
+#include "helper.h"
 #include "log.h"
 #include "stopper.h"
 #include "subprocess.h"
@@ -26,7 +26,7 @@ struct watchdog {
 	unsigned long long period_us; /* half of WatchdogSec */
 	struct stopper stop;
 	pthread_t thread;
-	pid_t pinger;	  /* watchdog_ping_main */
+	pid_t pinger;	  /* helper_watchdog_ping_main */
 	int ping, answer; /* its stdin and stdout */
 };
 
@@ -55,21 +55,6 @@ static int watchdog_notify(const char *state)
 		r = -errno;
 	(void)close(fd);
 	return r;
-}
-
-int watchdog_ping_main(const char *mountpoint)
-{
-	char value[256], byte;
-
-	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
-	while (read(STDIN_FILENO, &byte, 1) == 1) {
-		/* Any answer, even an error, shows that the loop answers. */
-		(void)getxattr(mountpoint, VIEW_XATTR_THEME, value,
-			       sizeof(value));
-		if (write(STDOUT_FILENO, &byte, 1) != 1)
-			return 1;
-	}
-	return 0;
 }
 
 /* A pinger stuck on a hung mount cannot be reaped before the mount's
@@ -110,9 +95,8 @@ static void *watchdog_main(void *arg)
  * exit: the kernel waits for the answer uninterruptibly). */
 static int pinger_start(struct watchdog *w)
 {
-	char *argv[] = { "iconfs", "watchdog-ping", w->mountpoint, NULL };
-
-	return spawn_self_piped(argv, false, &w->pinger, &w->ping, &w->answer);
+	return helper_spawn(HELPER_WATCHDOG_PING, w->mountpoint, false,
+			    &w->pinger, &w->ping, &w->answer);
 }
 
 static void watchdog_free(struct watchdog *w)

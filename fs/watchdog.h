@@ -1,7 +1,7 @@
 /* Telling systemd how the mount is doing (sd_notify's protocol, without
  * libsystemd): READY=1 once mounted, and, when the unit has WatchdogSec=,
- * WATCHDOG=1 only while the FUSE loop answers. A process of its own (`iconfs
- * watchdog-ping`) asks the mount for an extended attribute of its root
+ * WATCHDOG=1 only while the FUSE loop answers. A process of its own (the
+ * pinger of helper.h) asks the mount for an extended attribute of its root
  * whenever a thread of ours pokes it, a request that goes through the
  * kernel to the loop's threads: when they hang, the ping hangs with them,
  * systemd stops hearing from us and kills and restarts the unit
@@ -16,6 +16,3 @@ struct watchdog;
 int watchdog_start(const char *mountpoint, struct watchdog **ret);
 void watchdog_stop(struct watchdog *w);
 
-/* The pinger's process: for each byte on stdin, one getxattr of
- * `mountpoint`, then the byte back on stdout. Returns the exit status. */
-int watchdog_ping_main(const char *mountpoint);

@@ -3,6 +3,7 @@ temporary directory (always unmounted again), PNG headers, skips."""
 import contextlib
 import errno
 import os
+import re
 import shutil
 import sqlite3
 import struct
@@ -240,6 +241,30 @@ def forget_working_set(db):
 def counters(mnt):
     raw = os.getxattr(mnt, "user.iconfs.counters").decode()
     return {k: int(v) for k, v in (l.split() for l in raw.strip().split("\n"))}
+
+
+def cmdline_of(pid):
+    """Process `pid`'s command line, split; [] once it is gone."""
+    try:
+        return open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+    except OSError:
+        return []
+
+
+def shared_objects(pid):
+    """The shared objects process `pid` maps, by file name, less what a
+    sanitizer build adds to every program: its runtimes and what they
+    load (the C library excepted, which every program needs itself)."""
+    with open(f"/proc/{pid}/maps") as f:
+        paths = {os.path.realpath(l.split()[5]) for l in f
+                 if len(l.split()) > 5 and ".so" in l.split()[5]}
+    added = set()
+    for path in paths:
+        if re.match(r"lib(asan|ubsan)\.so", os.path.basename(path)):
+            ldd = subprocess.run(["ldd", path], capture_output=True, text=True).stdout
+            added |= {path, *map(os.path.realpath, re.findall(r"=> (/\S+)", ldd))}
+    names = {os.path.basename(p) for p in paths - added}
+    return sorted(names | ({"libc.so.6"} & {os.path.basename(p) for p in paths}))
 
 
 def daemons(mnt):

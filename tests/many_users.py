@@ -22,7 +22,7 @@ def copy_binaries(iconfs, into):
     """iconfs and its helper programs (found beside it) copied into `into`,
     readable by all; the copy of iconfs."""
     os.makedirs(into, mode=0o755, exist_ok=True)
-    for name in ("iconfs", "iconfs-render", "iconfs-guard"):
+    for name in ("iconfs", "iconfs-render", "iconfs-guard", "iconfs-helper"):
         shutil.copy2(os.path.join(os.path.dirname(iconfs), name), into)
     return os.path.join(into, "iconfs")
 

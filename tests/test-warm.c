@@ -1,9 +1,9 @@
 /* The working set (warm.h): the files noted are stored in the index at
  * warm_stop(), each once, with the time of its first note, at most
  * WARM_FILES of them, the most recent kept; and the read ahead's process
- * (warm_reader_main, run here in a child on a plain directory) reads each
- * path it is given below its directory, never outside it nor through a
- * link, and answers 0 or the errno. The read ahead itself, which starts
+ * (helper_read_ahead_main, run here in a child on a plain directory)
+ * reads each path it is given below its directory, never outside it nor
+ * through a link, and answers 0 or the errno. The read ahead itself, which starts
  * this program again, is left to the system tests: the index here holds
  * no row when the working set starts. */
 #include <errno.h>
@@ -14,6 +14,7 @@
 
 #include "fixture.h"
 #include "test.h"
+#include "helper.h"
 #include "warm.h"
 
 static long long count_of(sqlite3 *db, const char *sql)
@@ -114,7 +115,7 @@ static void forget(struct fixture *f)
 	g_free(f);
 }
 
-/* warm_reader_main() on f's base directory in a child. */
+/* helper_read_ahead_main() on f's base directory in a child. */
 static int reader_start(struct fixture *f, struct reader *ret)
 {
 	int to[2], from[2];
@@ -130,7 +131,7 @@ static int reader_start(struct fixture *f, struct reader *ret)
 		(void)dup2(from[1], STDOUT_FILENO);
 		(void)close(to[1]); /* its input ends when the test's does */
 		(void)close(from[0]);
-		r = warm_reader_main(f->base);
+		r = helper_read_ahead_main(f->base);
 		forget(f);
 		_exit(r);
 	}

@@ -13,15 +13,14 @@ mount in another mount namespace never leaves two daemons on one index:
 a mount takes over from its daemon, `iconfs umount` ends it."""
 import errno
 import os
-import re
 import signal
 import sqlite3
 import subprocess
 import tempfile
 import time
 
-from common import (ICONFS, check, check_eq, daemons, errno_of, finish, need_fuse,
-                    squares_theme, write_atomic)
+from common import (ICONFS, check, check_eq, cmdline_of, daemons, errno_of, finish, need_fuse,
+                    shared_objects, squares_theme, write_atomic)
 
 N = 12
 need_fuse()
@@ -53,30 +52,7 @@ def wait_gone(mnt, limit=10):
 
 def guards(mnt):
     return [pid for pid in os.listdir("/proc")
-            if open_cmdline(pid)[:2] == [b"iconfs-guard", mnt.encode()]]
-
-
-def libraries(pid):
-    """The shared objects process `pid` maps, by file name, less what a
-    sanitizer build adds to every program: its runtimes and what they
-    load (the C library excepted, which the guard needs itself)."""
-    with open(f"/proc/{pid}/maps") as f:
-        paths = {os.path.realpath(l.split()[5]) for l in f
-                 if len(l.split()) > 5 and ".so" in l.split()[5]}
-    added = set()
-    for path in paths:
-        if re.match(r"lib(asan|ubsan)\.so", os.path.basename(path)):
-            ldd = subprocess.run(["ldd", path], capture_output=True, text=True).stdout
-            added |= {path, *map(os.path.realpath, re.findall(r"=> (/\S+)", ldd))}
-    names = {os.path.basename(p) for p in paths - added}
-    return sorted(names | ({"libc.so.6"} & {os.path.basename(p) for p in paths}))
-
-
-def open_cmdline(pid):
-    try:
-        return open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
-    except OSError:
-        return []
+            if cmdline_of(pid)[:2] == [b"iconfs-guard", mnt.encode()]]
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -162,7 +138,7 @@ with tempfile.TemporaryDirectory() as tmp:
         os.listdir(os.path.join(mnt, "48"))
         # the guard waits all session long: its own program, no library
         # of the daemon's loaded (a copy of the daemon held 1 MiB of PSS)
-        check_eq([libraries(pid) for pid in guards(mnt)],
+        check_eq([shared_objects(pid) for pid in guards(mnt)],
                  [["ld-linux-x86-64.so.2", "libc.so.6"]],
                  "one guard, iconfs-guard, with the C library only")
         os.kill(daemons(mnt)[0], signal.SIGKILL)

@@ -33,8 +33,8 @@ import tempfile
 import threading
 import time
 
-from common import (ICONFS, check, check_eq, counters, errno_of, finish, mounted, png_size,
-                    run)
+from common import (ICONFS, check, check_eq, cmdline_of, counters, errno_of, finish, mounted,
+                    png_size, run, shared_objects)
 
 SQ = '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><rect width="16" height="16" fill="{}"/></svg>'
 COLORS = ["red", "green", "blue", "yellow", "purple", "orange", "teal", "navy", "olive", "maroon"]
@@ -275,6 +275,12 @@ try:
             break
     check_eq(msgs[:1], ["READY=1"], "READY=1 first")
     check(msgs.count("WATCHDOG=1") >= 3, "WATCHDOG=1 keeps coming while the loop answers")
+    # the pinger lives as long as the mount: a program with the C library
+    # only, not a second copy of the daemon's libraries
+    pingers = [pid for pid in os.listdir("/proc") if pid.isdigit()
+               and cmdline_of(pid)[:3] == [b"iconfs-helper", b"watchdog-ping", mnt.encode()]]
+    check_eq([shared_objects(pid) for pid in pingers], [["ld-linux-x86-64.so.2", "libc.so.6"]],
+             "one pinger, iconfs-helper, with the C library only")
     # what systemd does to a unit whose watchdog went quiet: the daemon
     # goes however the kill falls (the pings come from a process of
     # their own, never from a thread waiting on the daemon's own mount)

@@ -32,12 +32,13 @@ with tempfile.TemporaryDirectory() as dest:
         text=True).stdout) if o["name"] == "libexecdir")
     worker = os.path.join(root, libexecdir, "iconfs", "iconfs-render")
     guard = os.path.join(root, libexecdir, "iconfs", "iconfs-guard")
+    helper = os.path.join(root, libexecdir, "iconfs", "iconfs-helper")
     unit = os.path.join(root, "lib", "systemd", "user", "iconfs.service")
     dropin = os.path.join(root, "lib", "environment.d", "60-iconfs.conf")
     shared_service = os.path.join(root, "lib", "systemd", "system", "iconfs-shared.service")
     shared_path = os.path.join(root, "lib", "systemd", "system", "iconfs-shared.path")
     shared_timer = os.path.join(root, "lib", "systemd", "system", "iconfs-shared.timer")
-    for f in (binary, worker, guard, unit, dropin, shared_service, shared_path, shared_timer):
+    for f in (binary, worker, guard, helper, unit, dropin, shared_service, shared_path, shared_timer):
         check(os.path.exists(f), f"installed {f[len(dest):]}")
 
     text = open(unit).read()
