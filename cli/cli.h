@@ -79,6 +79,10 @@ char *cli_mountpoint(const struct cli_options *o);
  * wants them (about 0.3 s of CPU for Papirus, right as a login's programs
  * start). Logged on failure. */
 int cli_store_synth(sqlite3 *db, const char *theme, enum lookup_rules rules);
+/* `iconfs store-synth INDEX THEME RULES`, the process that does it (not a
+ * command for people). Returns the exit status. */
+int cli_store_synth_main(const char *path, const char *theme,
+			 const char *rules);
 
 int cli_status(struct cli_options *o);
 /* `iconfs mount`: serve the flattened tree on the mountpoint, in the

@@ -166,6 +166,11 @@ static int cmd_read_ahead(struct cli_options *o)
 	return helper_read_ahead_main(o->args[0]);
 }
 
+static int cmd_store_synth(struct cli_options *o)
+{
+	return cli_store_synth_main(o->args[0], o->args[1], o->args[2]);
+}
+
 static int cmd_watchdog_ping(struct cli_options *o)
 {
 	return helper_watchdog_ping_main(o->args[0], VIEW_XATTR_THEME);
@@ -288,6 +293,7 @@ static const struct command commands[] = {
 	{ "help", "[COMMAND]", "this help, or a command's", cmd_help, 0, 1,
 	  0 },
 	{ "read-ahead", "MOUNTPOINT", NULL, cmd_read_ahead, 1, 1, 0 },
+	{ "store-synth", "INDEX THEME RULES", NULL, cmd_store_synth, 3, 3, 0 },
 	{ "watchdog-ping", "MOUNTPOINT", NULL, cmd_watchdog_ping, 1, 1, 0 },
 	{ "mount-guard", "MOUNTPOINT", NULL, cmd_mount_guard, 1, 1, 0,
 	  CMD_MOUNTPOINT },

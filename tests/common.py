@@ -286,10 +286,11 @@ def daemons(mnt):
 
 
 @contextlib.contextmanager
-def mounted(db, bases, theme=None, extra=(), timeout=120, settled=False, mountpoint=None):
-    """Run `iconfs mount -f` on a fresh temporary directory (or on
-    `mountpoint`, made if missing and removed again if so); yield the mount
-    point. Waits for the mount while checking that the daemon lives (with
+def mounted(db, bases, theme=None, extra=(), timeout=120, settled=False, mountpoint=None,
+            env=None):
+    """Run `iconfs mount -f` (in environment `env`, else this one's) on a
+    fresh temporary directory (or on `mountpoint`, made if missing and
+    removed again if so); yield the mount point. Waits for the mount while checking that the daemon lives (with
     `settled`, also for the watcher's start-up, which runs at idle priority
     and may otherwise land in the middle of a test); always unmounts and
     reaps the daemon."""
@@ -305,7 +306,7 @@ def mounted(db, bases, theme=None, extra=(), timeout=120, settled=False, mountpo
     if "--shared-db" not in extra:
         args.append("--no-shared-db")  # a machine's own layer stays out
     log = open(os.path.join(tmp, "daemon.log"), "w+")
-    proc = subprocess.Popen([*args, *extra, mnt], stdout=log, stderr=log)
+    proc = subprocess.Popen([*args, *extra, mnt], stdout=log, stderr=log, env=env)
     mounted.pid = proc.pid
     mounted.log_path = log.name
     try:
