@@ -58,7 +58,7 @@ static char *arms_sql(const char *arm, const char *token, const char *own,
 char *layered_icons_sql(sqlite3 *db, const char *arm, const char *outer)
 {
 	return arms_sql(arm, "{icon}", "main.icon",
-			sqlite3_db_filename(db, "machine") ? ICONS_BELOW : NULL,
+			layered_over_machine(db) ? ICONS_BELOW : NULL,
 			outer);
 }
 
@@ -220,7 +220,7 @@ int layered_attach(sqlite3 *db)
 	const char *why = NULL;
 	int r;
 
-	if (!below || sqlite3_db_filename(db, "machine"))
+	if (!below || layered_over_machine(db))
 		return 0;
 	r = machine_attach(db, below, &why);
 	if (r < 0)
@@ -262,7 +262,7 @@ int layered_settled(sqlite3 *db, bool restarted, unsigned dirs_read)
 	g_autofree char *own = NULL, *machine = NULL;
 	int r;
 
-	if (!restarted || dirs_read > 0 || !sqlite3_db_filename(db, "machine"))
+	if (!restarted || dirs_read > 0 || !layered_over_machine(db))
 		return 0;
 	own = bases_in_order(db, "main");
 	machine = bases_in_order(db, "machine");
@@ -276,9 +276,14 @@ int layered_settled(sqlite3 *db, bool restarted, unsigned dirs_read)
 	return r;
 }
 
+bool layered_over_machine(sqlite3 *db)
+{
+	return sqlite3_db_filename(db, "machine") != NULL;
+}
+
 bool layered_as_machine(sqlite3 *db)
 {
-	return sqlite3_db_filename(db, "machine") &&
+	return layered_over_machine(db) &&
 	       db_meta_get_int(db, AS_MACHINE_KEY, -1) ==
 		       db_meta_get_int(db, "generation", -2) &&
 	       db_meta_get_int(db, AS_MACHINE_MACHINE_KEY, -1) ==

@@ -42,6 +42,9 @@ int layered_open(sqlite3 *db, const char *layer, bool layer_none,
  * icons below are then missing on this connection; logged). */
 int layered_attach(sqlite3 *db);
 
+/* Whether `db`'s index is layered over the machine's (attached to it). */
+bool layered_over_machine(sqlite3 *db);
+
 /* Whether `db`'s index is still the machine's as it was copied: layered,
  * its first refresh read no directory, its existing base directories are
  * in the machine's order, and nothing changed since (the generation is the

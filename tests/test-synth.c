@@ -4,6 +4,8 @@
 #include <errno.h>
 
 #include "fixture.h"
+#include "index.h"
+#include "layered.h"
 #include "scan.h"
 #include "synth.h"
 #include "test.h"
@@ -168,5 +170,85 @@ TEST(symbolic_pngs)
 	fixture_free(f);
 }
 
+static long long count_of(sqlite3 *db, const char *sql)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+
+	if (db_query_row(db, &q, sql, "") < 0)
+		return -1;
+	return sqlite3_column_int64(q, 0);
+}
+
+#define DEFLATED "substr(data, 1, 2) = x'1f8b'"
+
+/* A user's index layered over the machine's keeps its own synthesized
+ * files deflated and serves them as they were built; the machine's are
+ * stored as they are; a damaged row is built again, not served. */
+TEST(deflated_in_a_users_layered_index)
+{
+	struct fixture *f = fixture_new();
+	g_autofree char *machine =
+		g_build_filename(f->dir, "machine.sqlite", NULL);
+	const char *themes[] = { "t", NULL };
+	_cleanup_(sqlite3_closep) sqlite3 *m = NULL;
+	_cleanup_(lookup_freep) struct lookup *lm = NULL;
+	struct synth *built = NULL, *read = NULL, *damaged = NULL,
+		     *at_machine = NULL;
+	g_autoptr(GBytes) a = NULL, b = NULL, c = NULL;
+
+	fixture_themes(f);
+	ASSERT_EQ_INT(index_open(machine, NULL, f->bases, INDEX_NOT_LAYERED,
+				 &m, NULL),
+		      0);
+	ASSERT_EQ_INT(lookup_new(m, LOOKUP_RULES_GTK, &lm), 0);
+	ASSERT_EQ_INT(synth_new(NULL, &at_machine), 0);
+	ASSERT_EQ_INT(synth_store(at_machine, lm, m, themes, -1), 0);
+	ASSERT_EQ_INT(count_of(m, "SELECT count(*) FROM synth"), 7);
+	ASSERT_EQ_INT(count_of(m, "SELECT count(*) FROM synth WHERE " DEFLATED),
+		      0);
+
+	/* the user's index, no longer the machine's copy after a change */
+	fixture_png(f, "t/16/added.png", 16);
+	ASSERT_EQ_INT(index_open(f->db_path, machine, f->bases, 0, &f->db,
+				 NULL),
+		      0);
+	ASSERT_TRUE(layered_over_machine(f->db) &&
+		    !layered_as_machine(f->db));
+	ASSERT_EQ_INT(lookup_new(f->db, LOOKUP_RULES_GTK, &f->l), 0);
+	ASSERT_EQ_INT(synth_new(NULL, &built), 0);
+	ASSERT_EQ_INT(synth_store(built, f->l, f->db, themes, -1), 0);
+	ASSERT_EQ_INT(count_of(f->db, "SELECT count(*) FROM main.synth"), 7);
+	/* every file and list that is not empty (the cache, index.theme,
+	 * the names at least) */
+	ASSERT_TRUE(count_of(f->db, "SELECT count(*) FROM main.synth WHERE " DEFLATED) >=
+		    3);
+	ASSERT_EQ_INT(count_of(f->db, "SELECT count(*) FROM main.synth WHERE "
+				      "length(data) > 0 AND NOT " DEFLATED),
+		      0);
+	ASSERT_EQ_INT(synth_file(built, f->l, "t", SYNTH_ICON_CACHE, &a), 0);
+	ASSERT_TRUE(g_bytes_get_size(a) > 0);
+
+	ASSERT_EQ_INT(synth_new(NULL, &read), 0);
+	ASSERT_EQ_INT(synth_file(read, f->l, "t", SYNTH_ICON_CACHE, &b), 0);
+	ASSERT_TRUE(g_bytes_equal(a, b));
+	ASSERT_TRUE(!synth_unstored(read)); /* read, not built */
+
+	ASSERT_EQ_INT(db_exec(f->db, "UPDATE main.synth SET data = x'1f8b' || "
+				     "zeroblob(40) WHERE kind = "
+				     "'icon-theme.cache'"),
+		      0);
+	ASSERT_EQ_INT(synth_new(NULL, &damaged), 0);
+	ASSERT_EQ_INT(synth_file(damaged, f->l, "t", SYNTH_ICON_CACHE, &c), 0);
+	ASSERT_TRUE(g_bytes_equal(a, c));
+	ASSERT_TRUE(synth_unstored(damaged)); /* built again */
+
+	synth_free(built);
+	synth_free(read);
+	synth_free(damaged);
+	synth_free(at_machine);
+	fixture_free(f);
+}
+
 TEST_MAIN(TEST_CASE(index_theme), TEST_CASE(symbolic_pngs), TEST_CASE(cache_and_generation),
-	  TEST_CASE(stored_for_the_next_mount))
+	  TEST_CASE(stored_for_the_next_mount),
+	  TEST_CASE(deflated_in_a_users_layered_index))
