@@ -25,8 +25,10 @@
 /* How long store_free() waits to write what is queued. */
 #define STORE_DRAIN_MS 3000
 /* The index's log is trimmed once a burst of writes leaves it past this
- * (db_wal_trim). */
-#define STORE_WAL_MAX (256 * 1024)
+ * (db_wal_trim), and emptied once no write came for STORE_QUIET_MS (a
+ * session at rest keeps no log on disk). */
+#define STORE_WAL_MAX  (256 * 1024)
+#define STORE_QUIET_MS 2000
 
 enum op_kind {
 	OP_PUT,
@@ -268,7 +270,8 @@ static void *store_main(void *arg)
 	struct store *s = arg;
 	struct op *ops[STORE_BATCH_MAX];
 	long long stop_at = -1;
-	bool trim = false; /* db_wal_trim after the last burst */
+	/* what becomes of the index's log (db_wal_trim) */
+	enum { LOG_KEPT, LOG_AFTER_BURST, LOG_WHEN_QUIET } log = LOG_KEPT;
 
 	if (s->shared) {
 		int dropped = blob_drop_below(s->db, s->shared);
@@ -278,7 +281,7 @@ static void *store_main(void *arg)
 				 "read from there",
 				 dropped);
 			db_shrink(s->db);
-			trim = true; /* its log too, as after a burst */
+			log = LOG_AFTER_BURST; /* its log too */
 		}
 	}
 	s->total = blob_total(s->db);
@@ -288,17 +291,27 @@ static void *store_main(void *arg)
 		int r;
 
 		while (g_queue_is_empty(&s->queue) && !s->stop) {
-			if (!trim) {
+			bool trimmed;
+
+			if (log == LOG_KEPT) {
 				pthread_cond_wait(&s->wake, &s->lock);
 				continue;
 			}
-			/* a burst is over: the log back to nothing, or again
-			 * in a while when a reader was using it */
+			/* a burst is over: the log bounded now, and emptied
+			 * when the index is quiet (tried again in a while
+			 * when a reader was using it) */
+			if (log == LOG_WHEN_QUIET) {
+				store_nap(s, STORE_QUIET_MS);
+				if (!g_queue_is_empty(&s->queue) || s->stop)
+					continue;
+			}
 			pthread_mutex_unlock(&s->lock);
-			trim = !db_wal_trim(s->db, STORE_WAL_MAX);
+			trimmed = db_wal_trim(s->db, log == LOG_AFTER_BURST
+							     ? STORE_WAL_MAX
+							     : 0);
 			pthread_mutex_lock(&s->lock);
-			if (trim)
-				store_nap(s, STORE_RETRY_MS * 5);
+			log = trimmed && log == LOG_WHEN_QUIET ? LOG_KEPT
+							       : LOG_WHEN_QUIET;
 		}
 		if (g_queue_is_empty(&s->queue))
 			break;
@@ -343,7 +356,7 @@ static void *store_main(void *arg)
 		}
 		s->written += n;
 		pthread_cond_broadcast(&s->synced);
-		trim = true;
+		log = LOG_AFTER_BURST;
 	}
 	/* stopping: whatever could not be written is dropped */
 	s->written = s->queued;

@@ -25,8 +25,6 @@
 /* Notes are stored this often, and at the end. */
 #define WARM_STORE_MS (60 * 1000)
 #define WARM_BUSY_MS  2000
-/* The index's log after the notes are stored: at most this (db_wal_trim). */
-#define WARM_WAL_MAX (256 * 1024)
 
 struct warm {
 	char *db_path;
@@ -199,8 +197,9 @@ static void store_notes(struct warm *w, sqlite3 *db)
 		(void)db_exec(db, "ROLLBACK");
 		log_warning_errno(r, "cannot store the working set: %m");
 	}
-	/* a burst of its own: the log bounded, the cache given back */
-	(void)db_wal_trim(db, WARM_WAL_MAX);
+	/* a burst of its own, once a minute at most: its log emptied (a
+	 * session at rest keeps none on disk), the cache given back */
+	(void)db_wal_trim(db, 0);
 }
 
 /* The read ahead's own thread, so that the notes are stored meanwhile; at
