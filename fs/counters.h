@@ -36,7 +36,9 @@
 	VALUE(read_ahead_done, s.read_ahead_done, "1 once that read ahead is over") \
 	VALUE(resolved_ahead, resolved_taken(s.fs->resolved), "lookups that took an icon the resolved cache kept for them") \
 	VALUE(watch_ready, watch_ready(s.fs->watch), "1 once live updates watch every directory") \
-	VALUE(budget_mib, s.fs->budget >> 20, "what the stored renders may fill, in MiB")
+	VALUE(budget_mib, s.fs->budget >> 20, "what the stored renders may fill, in MiB") \
+	VALUE(heap_in_use, s.heap.uordblks, "bytes the daemon's heap has handed out (mallinfo2)") \
+	VALUE(heap_free, s.heap.fordblks, "bytes free in the heap's chunks, whether or not their pages went back to the kernel")
 
 /* The request counters (REQUEST rows). */
 struct fs_counters {

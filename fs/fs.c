@@ -423,6 +423,7 @@ struct fs_snapshot {
 	size_t node_bytes;
 	unsigned long long read_ahead;
 	bool read_ahead_done;
+	struct mallinfo2 heap;
 };
 
 static char *counters_text(struct fs *fs)
@@ -432,6 +433,7 @@ static char *counters_text(struct fs *fs)
 
 	tree_held(fs->tree, &s.nodes, &s.negatives, &s.node_bytes);
 	s.read_ahead = warm_read_ahead(fs->warm, &s.read_ahead_done);
+	s.heap = mallinfo2();
 #define VALUE_ROW(name, value, help) \
 	g_string_append_printf(out, #name " %llu\n", (unsigned long long)(value));
 #define REQUEST_ROW(name, help) VALUE_ROW(name, fs->counters.name, help)

@@ -158,8 +158,8 @@ void tree_collect_evictions(struct tree *t, size_t max_bytes, GArray *out)
 		pthread_mutex_unlock(&t->lock);
 		return;
 	}
-	/* down to 90%, so that this does not run on every check */
-	excess = t->bytes - max_bytes / 10 * 9;
+	/* below the bound, so that this does not run on every check */
+	excess = t->bytes - (max_bytes - TREE_SLACK(max_bytes));
 	files = g_ptr_array_sized_new(g_hash_table_size(t->by_ino));
 	g_hash_table_iter_init(&it, t->by_ino);
 	while (g_hash_table_iter_next(&it, NULL, (void **)&n))

@@ -29,6 +29,13 @@ struct node {
 	struct timespec mtime;
 };
 
+/* How far the nodes' memory swings around the bound: an eviction takes
+ * them this far below it, the next is due this far above it. A thirty-second
+ * of 9 MiB is about 600 nodes, a second of a busy program's lookups; a
+ * wider swing is memory the daemon holds one moment and not the next
+ * (bench M3's RssAnon moved by 1.4 MiB with a sixteenth each way). */
+#define TREE_SLACK(bound) ((bound) / 32)
+
 struct tree {
 	pthread_mutex_t theme_lock;
 	char *default_theme;  /* theme_lock */
@@ -44,7 +51,7 @@ struct tree {
 	uint64_t clock;		   /* ticks on every use of a node; lock */
 	size_t bytes;		   /* the nodes' memory; lock */
 	/* eventfd, readable while the nodes are past the bound of the last
-	 * eviction (`bound`) by a sixteenth (`pressed`) until the next
+	 * eviction (`bound`) by TREE_SLACK (`pressed`) until the next
 	 * eviction; lock */
 	int pressure_fd;
 	bool pressed;

@@ -311,7 +311,7 @@ static uint64_t node_ref(struct tree *t, uint64_t parent, const char *entry,
 		t->bytes -= n->bytes;
 		n->bytes = node_bytes(n, content);
 		t->bytes += n->bytes;
-		if (t->bytes > t->bound + t->bound / 16 && !t->pressed &&
+		if (t->bytes > t->bound + TREE_SLACK(t->bound) && !t->pressed &&
 		    t->pressure_fd >= 0) {
 			t->pressed = true;
 			(void)eventfd_write(t->pressure_fd, 1);

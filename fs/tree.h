@@ -146,7 +146,7 @@ void tree_set_default_theme(struct tree *t, const char *theme,
 #define TREE_NODES_BYTES   (9u * 1024 * 1024)
 #define TREE_NODE_OVERHEAD 96 /* malloc headers and hash table entries */
 void tree_collect_evictions(struct tree *t, size_t max_bytes, GArray *out);
-/* Readable once the nodes take a sixteenth more than the last
+/* Readable once the nodes take a thirty-second more (TREE_SLACK) than the last
  * tree_collect_evictions' `max_bytes` (TREE_NODES_BYTES before the first),
  * until it runs again: a busy program adds a thousand nodes a
  * second, which should not wait for the next period to be evicted (a

@@ -195,13 +195,14 @@ def m3_long_session(c):
                 pass
             if i in marks:
                 seen[i] = rss_kib(mounted.pid)[1] / 1024
-        nodes = counters(m)["nodes"]
+        end = counters(m)
     values = [seen[k] for k in marks]
     growth = (values[-1] / values[-2] - 1) * 100
     row("M3", f"long session: the daemon's RssAnon, the most of {len(marks)} points",
         [max(values)], "MiB", goal=24.0, judge="value", goal_text=G_M3,
         note=" ".join(f"{k // 1000}k:{v:.1f}" for k, v in seen.items()) +
-        f" MiB; {len(paths)} paths, {nodes} nodes at the end")
+        f" MiB; {len(paths)} paths; at the end {end['nodes']} nodes, "
+        f"heap {end['heap_in_use'] / 2**20:.1f} MiB in use, {end['heap_free'] / 2**20:.1f} free")
     row("M3", "long session: RssAnon growth over the second half", [growth], "%",
         goal=5.0, judge="value", goal_text=G_M3)
 

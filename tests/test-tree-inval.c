@@ -163,7 +163,7 @@ TEST(pressure)
 	ASSERT_EQ_INT(out->len, 0);
 	ASSERT_EQ_INT(walk_named(&c, "icons/t/16x16/a.png", inos), 0);
 	ASSERT_TRUE(!readable(tree_pressure_fd(c.tree)));
-	/* a new node past it by more than a sixteenth: the evictor is woken,
+	/* a new node past it by more than TREE_SLACK: the evictor is woken,
 	 * once, until it runs */
 	ASSERT_EQ_INT(walk_named(&c, "icons/t/16x16/c.png", inos), 0);
 	ASSERT_TRUE(readable(tree_pressure_fd(c.tree)));
