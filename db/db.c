@@ -454,7 +454,9 @@ static int index_dir_prepare(const char *path)
 /* SQLite without its memory statistics, set once per process before its
  * first use: with them every allocation SQLite makes takes one global
  * mutex, and request threads queue on it (half the futex calls of a
- * render run that finds everything stored). */
+ * render run that finds everything stored). Without them no soft heap
+ * limit holds: each connection's cache_size (db_session_pragmas, the
+ * attached machine's index) is what bounds SQLite's heap. */
 static void db_library_setup(void)
 {
 	(void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);

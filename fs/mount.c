@@ -22,10 +22,6 @@
 #include "watch.h"
 #include "watchdog.h"
 
-/* The SQLite heap of a mount (its connections' page caches, statements and
- * schemas): past it, SQLite reuses cached pages instead of taking more. */
-#define FS_SQLITE_HEAP_MAX (3LL * 1024 * 1024)
-
 /* A mountpoint left by a crashed daemon is cleared; a live iconfs mount
  * or another filesystem is refused (a second daemon would stack on the
  * first and hide it). */
@@ -88,8 +84,6 @@ static int fs_state_new(struct fs *fs, const struct fs_options *o)
 {
 	int r;
 
-	/* every connection's page cache, together: the mount's SQLite heap */
-	(void)sqlite3_soft_heap_limit64(FS_SQLITE_HEAP_MAX);
 	r = content_new(o->db, o->shared_db, o->basedirs, o->workers,
 			RENDER_DEADLINE_MS, o->budget, &fs->content);
 	if (r < 0)
