@@ -21,6 +21,7 @@
 	REQUEST(readdirs, "listings built (the kernel caches each)") \
 	REQUEST(dirplus, "entries a READDIRPLUS gave attributes with") \
 	REQUEST(getxattrs, "GETXATTR requests, this attribute's aside") \
+	REQUEST(contexts, "request contexts made: a thread's connection to the index, lookup and reader") \
 	VALUE(renders, s.c->renders, "renders requested from the workers") \
 	VALUE(render_failures, s.c->render_failures, "renders that failed (a malformed source)") \
 	VALUE(blob_hits, s.c->blob_hits, "files answered from stored renders") \

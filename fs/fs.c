@@ -45,23 +45,58 @@ static struct fs *fs_of(fuse_req_t req)
 	return fuse_req_userdata(req);
 }
 
-void fs_request_free(void *p)
+static void fs_request_free(struct request *x)
 {
-	struct request *x = p;
-
 	lookup_free(x->l);
 	blob_reader_free(x->blobs);
 	(void)sqlite3_close_v2(x->db);
 	g_free(x);
 }
 
+void fs_request_release(void *p)
+{
+	struct request *x = p;
+	struct fs *fs = x->fs;
+
+	/* what a burst cached stays out of the heap; the schema and the
+	 * statements, the costly part to make, stay */
+	db_release_cache(x->db);
+	pthread_mutex_lock(&fs->pool_lock);
+	if (fs->pooled < ELEMENTSOF(fs->pool)) {
+		fs->pool[fs->pooled++] = x;
+		x = NULL;
+	}
+	pthread_mutex_unlock(&fs->pool_lock);
+	if (x)
+		fs_request_free(x);
+}
+
+void fs_request_pool_free(struct fs *fs)
+{
+	while (fs->pooled > 0)
+		fs_request_free(fs->pool[--fs->pooled]);
+}
+
+/* A request of the pool, else NULL. */
+static struct request *fs_request_pooled(struct fs *fs)
+{
+	struct request *x = NULL;
+
+	pthread_mutex_lock(&fs->pool_lock);
+	if (fs->pooled > 0)
+		x = fs->pool[--fs->pooled];
+	pthread_mutex_unlock(&fs->pool_lock);
+	return x;
+}
+
 struct request *fs_request(struct fs *fs)
 {
 	struct request *x = pthread_getspecific(fs->request_key);
+	uint64_t now = generation_now(&fs->generation);
 
+	if (!x && (x = fs_request_pooled(fs)))
+		(void)pthread_setspecific(fs->request_key, x);
 	if (x) {
-		uint64_t now = generation_now(&fs->generation);
-
 		if (x->generation_seen != now) {
 			lookup_flush(x->l);
 			x->generation_seen = now;
@@ -70,6 +105,7 @@ struct request *fs_request(struct fs *fs)
 	}
 	/* The index was opened, checked and migrated at start: a request
 	 * thread only connects, read-only, and never waits long for a lock. */
+	FS_COUNT(fs, contexts);
 	x = g_new0(struct request, 1);
 	if (index_connect(fs->db_path, DB_QUERY_ONLY, FS_READ_BUSY_MS, &x->db) <
 		    0 ||
@@ -78,7 +114,8 @@ struct request *fs_request(struct fs *fs)
 		fs_request_free(x);
 		return NULL;
 	}
-	x->generation_seen = generation_now(&fs->generation);
+	x->generation_seen = now;
+	x->fs = fs;
 	x->content = fs->content;
 	x->synth = fs->synth;
 	x->generation = &fs->generation;

@@ -100,7 +100,7 @@ static int fs_state_new(struct fs *fs, const struct fs_options *o)
 				 fs->resolved, &fs->prefetch);
 	if (r < 0)
 		return r;
-	return -pthread_key_create(&fs->request_key, fs_request_free);
+	return -pthread_key_create(&fs->request_key, fs_request_release);
 }
 
 /* The FUSE session of `fs` with its signal handlers, mounted on `mnt`;
@@ -151,8 +151,8 @@ static int fs_serve(struct fs *fs, const struct fs_options *o, int *ready_fd)
 	if (r >= 0) {
 		daemon_ready(ready_fd, 0);
 		cfg = fuse_loop_cfg_create();
-		fuse_loop_cfg_set_max_threads(cfg, 8);
-		fuse_loop_cfg_set_idle_threads(cfg, 4);
+		fuse_loop_cfg_set_max_threads(cfg, FS_THREADS_MAX);
+		fuse_loop_cfg_set_idle_threads(cfg, FS_THREADS_IDLE);
 		r = fuse_session_loop_mt(se, cfg) < 0 ? -EIO : 0;
 		fuse_loop_cfg_destroy(cfg);
 	}
@@ -184,7 +184,9 @@ int fs_mount(const struct fs_options *o)
 			 NULL };
 	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
 	struct fuse_session *se = NULL;
-	struct fs fs = { .db_path = o->db, .budget = o->budget };
+	struct fs fs = { .db_path = o->db,
+			 .budget = o->budget,
+			 .pool_lock = PTHREAD_MUTEX_INITIALIZER };
 	_cleanup_close_ int ready_fd = o->ready_fd, guard_fd = -1;
 	int r;
 
@@ -219,6 +221,8 @@ int fs_mount(const struct fs_options *o)
 	/* after the session: a read ahead may wait for an answer until its
 	 * connection is gone */
 	warm_stop(fs.warm);
+	/* every thread that took a request has ended */
+	fs_request_pool_free(&fs);
 	fuse_opt_free_args(&args);
 	prefetch_free(fs.prefetch);
 	resolved_free(fs.resolved);

@@ -1,6 +1,7 @@
 /* A request's context, owned by fs: fs.c gives every request (and the
  * working set's read ahead, mount.c) the calling thread's struct request,
- * built on the thread's first request (fs_request, fs-private.h); the tree,
+ * taken on the thread's first request (fs_request, fs-private.h): from the
+ * contexts of threads that ended, else built; the tree,
  * listings and open files take it. What a request may do is its
  * enum request_mode, an argument of every call that may render, never part
  * of the context. Header only. */
@@ -38,6 +39,7 @@ struct request {
 	struct blob_reader *blobs;
 	uint64_t generation_seen;
 	/* the mount's, borrowed from struct fs */
+	struct fs *fs;		     /* whose pool it goes back to */
 	struct content *content;     /* what a file holds */
 	struct synth *synth;	     /* synthesized files */
 	struct generation *generation; /* the index generation now */
