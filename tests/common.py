@@ -4,7 +4,9 @@ import contextlib
 import errno
 import os
 import re
+import select
 import shutil
+import socket
 import sqlite3
 import struct
 import subprocess
@@ -306,6 +308,13 @@ def mounted(db, bases, theme=None, extra=(), timeout=120, settled=False, mountpo
     if "--shared-db" not in extra:
         args.append("--no-shared-db")  # a machine's own layer stays out
     log = open(os.path.join(tmp, "daemon.log"), "w+")
+    # as a login's unit (Type=notify) starts the session: at the daemon's
+    # READY=1, not at the next look at the mount table
+    ready = None
+    if "NOTIFY_SOCKET" not in (os.environ if env is None else env):
+        ready = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        ready.bind(os.path.join(tmp, "notify"))
+        env = dict(os.environ if env is None else env, NOTIFY_SOCKET=ready.getsockname())
     proc = subprocess.Popen([*args, *extra, mnt], stdout=log, stderr=log, env=env)
     mounted.pid = proc.pid
     mounted.log_path = log.name
@@ -317,7 +326,10 @@ def mounted(db, bases, theme=None, extra=(), timeout=120, settled=False, mountpo
                 raise AssertionError(f"daemon exited {proc.returncode}: {log.read()}")
             if time.monotonic() > deadline:
                 raise AssertionError("mount did not appear")
-            time.sleep(0.05)
+            if not ready:
+                time.sleep(0.05)
+            elif select.select([ready], [], [], 0.05)[0]:
+                ready.recv(4096)  # READY=1, or another state: look again
         while settled and not counters(mnt)["watch_ready"]:
             if time.monotonic() > deadline:
                 raise AssertionError("the watcher did not start")
@@ -335,6 +347,8 @@ def mounted(db, bases, theme=None, extra=(), timeout=120, settled=False, mountpo
         if text.strip():
             print("daemon log:\n" + text[-4000:])
         log.close()
+        if ready:
+            ready.close()
         shutil.rmtree(tmp, ignore_errors=True)
         if mountpoint and made:
             try:
