@@ -277,8 +277,9 @@ class Figures:
 
     def after_mount(self, theme, apps, condition, db_for, extra=()):
         """Each iconfs start right after a mount of its own (`db_for()`
-        gives its index): timed from the mount's start, the daemon's CPU
-        from its start."""
+        gives its index): timed from the mount's start, the app started at
+        the daemon's READY=1 as the login's unit starts the session
+        (common.mounted), the daemon's CPU from its start."""
         for rnd in range(self.rounds):
             for label, tk, argv in apps:
                 def mounted_start():
