@@ -12,7 +12,6 @@ its shadow memory counts)."""
 import os
 import random
 import shutil
-import socket
 import subprocess
 import tempfile
 import time
@@ -71,29 +70,28 @@ try:
                   if f.endswith(".svg") and not is_symbolic(f[:-4]))
     names = random.Random(1130).sample(apps, 300)
     db = os.path.join(tmp, "index.sqlite")
-    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as notify:
-        notify.bind(os.path.join(tmp, "notify"))
-        env = dict(os.environ, NOTIFY_SOCKET=notify.getsockname(), WATCHDOG_USEC="30000000")
-        # meson's, which makes glibc write every freed chunk (its pages
-        # then resident); a login has none
-        env.pop("MALLOC_PERTURB_", None)
-        with mounted(db, REAL_BASES, theme="Papirus", extra=("--shared-db", layer),
-                     env=env) as mnt:
-            genv = dict(os.environ, XDG_DATA_DIRS=f"{mnt}:/usr/share")
-            genv.pop("PYTHONPATH", None)
-            p = subprocess.run(["xvfb-run", "-a", PY, CLIENTS, "gtk3", "Papirus", "48", *names],
-                               capture_output=True, text=True, env=genv, timeout=240)
-            check_eq(p.returncode, 0, f"the GTK 3 client loads them ({p.stderr[-400:]})")
-            loaded = [line.split("\t") for line in p.stdout.splitlines()]
-            through = [f for f in loaded if len(f) > 2 and f[1].startswith(mnt) and f[2] == "48x48"]
-            check_eq(len(through), len(names), "every icon loads from the mount at 48x48")
-            renders = counters(mnt)["renders"]
-            check(renders >= len(names) // 2, f"the user's mount rendered them ({renders})")
-            time.sleep(10)  # at rest
-            procs = mount_processes(mnt, mounted.pid)
-            pss = sum(pss_kib(pid) for pid in procs) / 1024
-            disk = sum(os.path.getsize(db + s) for s in ("", "-wal", "-shm", ".lock")
-                       if os.path.exists(db + s)) / 2**20
+    # systemd's watchdog (mounted() gives the daemon its $NOTIFY_SOCKET)
+    env = dict(os.environ, WATCHDOG_USEC="30000000")
+    # meson's, which makes glibc write every freed chunk (its pages then
+    # resident); a login has none
+    env.pop("MALLOC_PERTURB_", None)
+    with mounted(db, REAL_BASES, theme="Papirus", extra=("--shared-db", layer),
+                 env=env) as mnt:
+        genv = dict(os.environ, XDG_DATA_DIRS=f"{mnt}:/usr/share")
+        genv.pop("PYTHONPATH", None)
+        p = subprocess.run(["xvfb-run", "-a", PY, CLIENTS, "gtk3", "Papirus", "48", *names],
+                           capture_output=True, text=True, env=genv, timeout=240)
+        check_eq(p.returncode, 0, f"the GTK 3 client loads them ({p.stderr[-400:]})")
+        loaded = [line.split("\t") for line in p.stdout.splitlines()]
+        through = [f for f in loaded if len(f) > 2 and f[1].startswith(mnt) and f[2] == "48x48"]
+        check_eq(len(through), len(names), "every icon loads from the mount at 48x48")
+        renders = counters(mnt)["renders"]
+        check(renders >= len(names) // 2, f"the user's mount rendered them ({renders})")
+        time.sleep(10)  # at rest
+        procs = mount_processes(mnt, mounted.pid)
+        pss = sum(pss_kib(pid) for pid in procs) / 1024
+        disk = sum(os.path.getsize(db + s) for s in ("", "-wal", "-shm", ".lock")
+                   if os.path.exists(db + s)) / 2**20
     print(f"at rest: {sorted(procs.values())}: {pss:.2f} MiB of PSS; index files {disk:.2f} MiB")
     check(mounted.pid in procs and "iconfs-helper" in procs.values(),
           f"the daemon and the watchdog's pinger are counted ({sorted(procs.values())})")
