@@ -73,6 +73,7 @@ static void fs_theme_changed(const char *theme, enum desktop_source source,
 	tree_set_default_theme(fs->tree, theme, desktop_source_name(source),
 			       invals);
 	content_ask_theme(fs->content, theme);
+	warm_set_theme(fs->warm, theme);
 	watch_invalidate(fs->watch, invals);
 	tree_inval_clear(invals);
 }
@@ -142,12 +143,14 @@ static int fs_serve(struct fs *fs, const struct fs_options *o, int *ready_fd)
 	r = watch_start(se, fs->tree, fs->content, fs->synth, &fs->generation,
 			o->db, o->basedirs, &watch);
 	fs->watch = watch;
+	/* before the desktop's watcher, whose theme changes it follows */
+	if (r >= 0)
+		(void)warm_start(o->db, mnt, o->theme, fs_warm_prepare, fs,
+				 &fs->warm);
 	if (r >= 0 && !o->theme_pinned)
 		r = desktop_watch_start(fs_theme_changed, fs, &desktop);
 	if (r >= 0)
 		r = watchdog_start(mnt, &dog);
-	if (r >= 0)
-		(void)warm_start(o->db, mnt, fs_warm_prepare, fs, &fs->warm);
 	if (r >= 0) {
 		daemon_ready(ready_fd, 0);
 		cfg = fuse_loop_cfg_create();

@@ -39,9 +39,18 @@ struct warm {
 	void *userdata;
 	struct stopper stop;
 
+	char *start_theme; /* the default theme at the start: read ahead */
+
 	pthread_mutex_t lock;
-	GHashTable *noted; /* path → unix ms of its first note; lock */
+	const char *theme; /* the default theme now (interned); lock */
+	GHashTable *noted; /* path → struct note; lock */
 	GPtrArray *gone;   /* remembered paths that no longer exist; lock */
+};
+
+/* A file a program read this session. */
+struct note {
+	long long used;	   /* unix ms of its first read */
+	const char *theme; /* the default theme then (interned) */
 };
 
 /* One path to the reader, its answer back (0 or -errno); -ECANCELED when
@@ -80,9 +89,9 @@ static void read_ahead(struct warm *w, sqlite3 *db)
 		_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
 
 		if (db_query(db, &q,
-			     "SELECT path FROM warm ORDER BY used DESC "
-			     "LIMIT ?1",
-			     "i", WARM_FILES) < 0)
+			     "SELECT path FROM warm WHERE theme IS NULL OR "
+			     "theme = ?1 ORDER BY used DESC LIMIT ?2",
+			     "ti", w->start_theme, WARM_FILES) < 0)
 			return;
 		while (sqlite3_step(q) == SQLITE_ROW)
 			g_ptr_array_add(paths, g_strdup(db_column_str(q, 0)));
@@ -147,14 +156,14 @@ static void store_notes(struct warm *w, sqlite3 *db)
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *put = NULL, *drop = NULL,
 						  *trim = NULL;
 	GHashTableIter it;
-	gpointer path, used;
+	gpointer path, value;
 	int r;
 
 	pthread_mutex_lock(&w->lock);
 	if (g_hash_table_size(w->noted) > 0 || w->gone->len > 0) {
 		notes = g_steal_pointer(&w->noted);
 		w->noted = g_hash_table_new_full(g_str_hash, g_str_equal,
-						 g_free, NULL);
+						 g_free, g_free);
 		gone = g_steal_pointer(&w->gone);
 		w->gone = g_ptr_array_new_with_free_func(g_free);
 	}
@@ -165,9 +174,10 @@ static void store_notes(struct warm *w, sqlite3 *db)
 	r = db_exec(db, "BEGIN IMMEDIATE");
 	if (r >= 0)
 		r = db_prepare(db,
-			       "INSERT INTO warm (path, used) VALUES (?1, ?2) "
-			       "ON CONFLICT (path) DO UPDATE SET used = "
-			       "excluded.used",
+			       "INSERT INTO warm (path, used, theme) "
+			       "VALUES (?1, ?2, ?3) ON CONFLICT (path) DO "
+			       "UPDATE SET used = excluded.used, "
+			       "theme = excluded.theme",
 			       &put);
 	if (r >= 0)
 		r = db_prepare(db, "DELETE FROM warm WHERE path = ?1", &drop);
@@ -178,9 +188,12 @@ static void store_notes(struct warm *w, sqlite3 *db)
 			"FROM warm ORDER BY used DESC LIMIT ?1)",
 			&trim);
 	g_hash_table_iter_init(&it, notes);
-	while (r >= 0 && g_hash_table_iter_next(&it, &path, &used)) {
+	while (r >= 0 && g_hash_table_iter_next(&it, &path, &value)) {
+		const struct note *n = value;
+
 		sqlite3_bind_text(put, 1, path, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(put, 2, (long long)(intptr_t)used);
+		sqlite3_bind_int64(put, 2, n->used);
+		sqlite3_bind_text(put, 3, n->theme, -1, SQLITE_STATIC);
 		r = step_reset(put);
 	}
 	for (unsigned i = 0; r >= 0 && i < gone->len; i++) {
@@ -244,22 +257,25 @@ static void warm_free(struct warm *w)
 	pthread_mutex_destroy(&w->lock);
 	g_free(w->db_path);
 	g_free(w->mountpoint);
+	g_free(w->start_theme);
 	g_free(w);
 }
 
-int warm_start(const char *db_path, const char *mountpoint,
+int warm_start(const char *db_path, const char *mountpoint, const char *theme,
 	       warm_prepare_fn prepare, void *userdata, struct warm **ret)
 {
 	struct warm *w = g_new0(struct warm, 1);
 	int r;
 
+	w->start_theme = g_strdup(theme);
+	w->theme = g_intern_string(theme);
 	w->prepare = prepare;
 	w->userdata = userdata;
 	w->db_path = g_strdup(db_path);
 	w->mountpoint = g_strdup(mountpoint);
 	w->reader = -1;
 	pthread_mutex_init(&w->lock, NULL);
-	w->noted = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	w->noted = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
 	w->gone = g_ptr_array_new_with_free_func(g_free);
 	r = stopper_init(&w->stop);
 	if (r >= 0)
@@ -291,14 +307,25 @@ bool warm_is_reader(struct warm *w, pid_t tid)
 	return w && tid == atomic_load(&w->reader);
 }
 
+void warm_set_theme(struct warm *w, const char *theme)
+{
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->lock);
+	w->theme = g_intern_string(theme);
+	pthread_mutex_unlock(&w->lock);
+}
+
 void warm_note(struct warm *w, const char *path)
 {
 	pthread_mutex_lock(&w->lock);
 	if (g_hash_table_size(w->noted) < WARM_FILES &&
-	    !g_hash_table_contains(w->noted, path))
-		g_hash_table_insert(
-			w->noted, g_strdup(path),
-			(gpointer)(intptr_t)(g_get_real_time() / 1000));
+	    !g_hash_table_contains(w->noted, path)) {
+		struct note *n = g_new(struct note, 1);
+
+		*n = (struct note){ g_get_real_time() / 1000, w->theme };
+		g_hash_table_insert(w->noted, g_strdup(path), n);
+	}
 	pthread_mutex_unlock(&w->lock);
 }
 

@@ -6,7 +6,12 @@
  * now and then and at the end, and at start another one reads the files
  * of the last sessions through the mount itself, at idle priority, so that the
  * kernel holds their entries, attributes and pages before the login's
- * programs ask for them: those programs then send no request at all. The
+ * programs ask for them: those programs then send no request at all. Each
+ * file is stored with the default theme of the session that read it, and
+ * only those of sessions with the same theme are read ahead: what a
+ * session of another theme setting read (before a switch, another
+ * desktop's) would cost this login the requests, for programs that no
+ * longer read it; it stays in the set for a login that does. The
  * reads are made by a process of its own (helper.h): a daemon thread
  * blocked on its own mount would keep a killed daemon from exiting.
  * Bounded: WARM_FILES paths, none unread for WARM_DAYS. */
@@ -26,10 +31,15 @@ struct warm;
 typedef void (*warm_prepare_fn)(const char *path, void *userdata);
 
 /* Start the threads: read ahead through `mountpoint` what the index at
- * `db_path` remembers (each path given to `prepare` first, when not
- * NULL), and store notes until warm_stop(). */
-int warm_start(const char *db_path, const char *mountpoint,
+ * `db_path` remembers of the sessions of default theme `theme` (each path
+ * given to `prepare` first, when not NULL), and store notes until
+ * warm_stop(). */
+int warm_start(const char *db_path, const char *mountpoint, const char *theme,
 	       warm_prepare_fn prepare, void *userdata, struct warm **ret);
+
+/* The default theme is now `theme`: what programs read from now on is
+ * noted with it (no-op without a warm). */
+void warm_set_theme(struct warm *w, const char *theme);
 
 /* Store what was noted and end the threads. Call once nothing can wait on
  * the mount any more (the FUSE session is gone): a read ahead may be

@@ -118,7 +118,8 @@ static inline int fixture_index(struct fixture *f)
 static inline int fixture_downgrade(struct fixture *f, int version)
 {
 	g_autofree char *sql = g_strdup_printf(
-		"%s%s%sPRAGMA user_version = %d",
+		"%s%s%s%sPRAGMA user_version = %d",
+		version < 10 ? "ALTER TABLE warm DROP COLUMN theme;" : "",
 		version < 9 ? "ALTER TABLE listing DROP COLUMN below;" : "",
 		version < 8 ? "ALTER TABLE blob DROP COLUMN src_hash;" : "",
 		version < 7 ? "ALTER TABLE theme DROP COLUMN kde_keys;"

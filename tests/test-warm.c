@@ -1,5 +1,6 @@
 /* The working set (warm.h): the files noted are stored in the index at
- * warm_stop(), each once, with the time of its first note, at most
+ * warm_stop(), each once, with the time of its first note and the default
+ * theme then, at most
  * WARM_FILES of them, the most recent kept; and the read ahead's process
  * (helper_read_ahead_main, run here in a child on a plain directory)
  * reads each path it is given below its directory, never outside it nor
@@ -34,7 +35,7 @@ static long long count_of(sqlite3 *db, const char *sql)
 static int start(struct fixture *f, struct warm **ret)
 {
 	bool done = false;
-	int r = warm_start(f->db_path, f->dir, NULL, NULL, ret);
+	int r = warm_start(f->db_path, f->dir, "hicolor", NULL, NULL, ret);
 
 	for (int i = 0; r >= 0 && !done && i < 500; i++) {
 		if (warm_read_ahead(*ret, &done) != 0)
@@ -58,11 +59,22 @@ TEST(notes_stored)
 	ASSERT_TRUE(!warm_is_reader(NULL, getpid()));
 	warm_note(w, "icons/t/16x16/a.png");
 	warm_note(w, "48/c.png");
+	/* each with the default theme of its first read */
+	warm_set_theme(w, "other");
 	warm_note(w, "icons/t/16x16/a.png");
+	warm_note(w, "icons/u/16x16/b.png");
+	warm_set_theme(NULL, "other");
 	warm_stop(w);
-	ASSERT_EQ_INT(count_of(f->db, "SELECT count(*) FROM warm"), 2);
+	ASSERT_EQ_INT(count_of(f->db, "SELECT count(*) FROM warm"), 3);
 	ASSERT_EQ_INT(count_of(f->db, "SELECT count(*) FROM warm WHERE path = "
 				      "'icons/t/16x16/a.png'"),
+		      1);
+	ASSERT_EQ_INT(count_of(f->db, "SELECT count(*) FROM warm WHERE theme = "
+				      "'hicolor' AND path IN "
+				      "('icons/t/16x16/a.png', '48/c.png')"),
+		      2);
+	ASSERT_EQ_INT(count_of(f->db, "SELECT count(*) FROM warm WHERE theme = "
+				      "'other' AND path = 'icons/u/16x16/b.png'"),
 		      1);
 	ASSERT_TRUE(count_of(f->db, "SELECT min(used) FROM warm") >= before);
 	ASSERT_TRUE(count_of(f->db, "SELECT max(used) FROM warm") <=

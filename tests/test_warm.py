@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The working set: a mount learns which files programs read (not what
 they only stat), stores them in the index when it ends, and at the next
-mount reads them ahead through itself, so that a program reading them then
-sends no request to the daemon (its counters) and gets the same bytes.
+mount of the same default theme reads them ahead through itself, so that a
+program reading them then sends no request to the daemon (its counters) and
+gets the same bytes; a mount of another theme reads none of them ahead.
 A file that is gone since is dropped from the set, a damaged row is
 refused, and the set never holds more than its bound."""
 import os
@@ -66,6 +67,9 @@ with tempfile.TemporaryDirectory() as tmp:
     check_eq(png_size(first["icons/fix/48x48/sq-03.png"]), (48, 48), "a rendered icon")
     check_eq(png_size(first["32/sq-00.png"]), (32, 32), "a flat view's icon")
     check_eq(sorted(learned(db)), sorted(files), "the set holds exactly the files read")
+    with sqlite3.connect(db) as c:
+        check_eq(c.execute("SELECT DISTINCT theme FROM warm").fetchall(), [("fix",)],
+                 "each file stored with the session's default theme")
 
     # the next session: read ahead before anyone asks
     with mounted(db, bases, theme="fix") as mnt:
@@ -81,6 +85,13 @@ with tempfile.TemporaryDirectory() as tmp:
         check(again == first, "the same bytes as in the first session")
     check_eq(sorted(learned(db)), sorted(files),
              "reading ahead teaches nothing: the set is what programs read")
+
+    # a login with another default theme reads ahead nothing that sessions
+    # of this one read (its programs read other files), and forgets none
+    with mounted(db, bases, theme="Papirus") as mnt:
+        c0 = wait_read_ahead(mnt)
+        check_eq(c0["read_ahead"], 0, "nothing learned under another theme is read ahead")
+    check_eq(sorted(learned(db)), sorted(files), "a login of another theme keeps the set")
 
     # renders that are gone are not made by the read ahead: it only brings
     # what is stored into the kernel, the programs' reads render
