@@ -77,7 +77,8 @@ const char *cli_shared_db(const struct cli_options *o)
 }
 
 int cli_index(const struct cli_options *o, const char *mountpoint,
-	      unsigned flags, sqlite3 **ret_db, char ***ret_basedirs)
+	      unsigned flags, const struct scan_watcher *watcher,
+	      sqlite3 **ret_db, char ***ret_basedirs)
 {
 	g_auto(GStrv) bases = basedirs_list(o->icon_dirs, mountpoint);
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
@@ -97,8 +98,8 @@ int cli_index(const struct cli_options *o, const char *mountpoint,
 					    *d);
 	}
 	r = index_open(o->db, cli_shared_db(o), bases,
-		       flags | (o->no_shared_db ? INDEX_NOT_LAYERED : 0), &db,
-		       &st);
+		       flags | (o->no_shared_db ? INDEX_NOT_LAYERED : 0),
+		       watcher, &db, &st);
 	if (r < 0)
 		return r;
 	if (o->theme) {

@@ -51,11 +51,13 @@ struct cli_options {
 const char *cli_shared_db(const struct cli_options *o);
 
 /* Open (creating, checking, migrating) the index and bring it up to date
- * with the base directories (index_open, `flags` enum index_open_flags);
+ * with the base directories (index_open, `flags` enum index_open_flags,
+ * `watcher` told of each directory the refresh looks at, may be NULL);
  * with INDEX_PROGRESS a summary line on stdout. `mountpoint` is left out of
  * the base directories, which *ret_basedirs gets when not NULL. */
 int cli_index(const struct cli_options *o, const char *mountpoint,
-	      unsigned flags, sqlite3 **ret_db, char ***ret_basedirs);
+	      unsigned flags, const struct scan_watcher *watcher,
+	      sqlite3 **ret_db, char ***ret_basedirs);
 
 /* A usage error (exit status 2 for the command, whatever it returns):
  * logged as one line. */

@@ -51,7 +51,7 @@ static int cmd_index(struct cli_options *o)
 	g_autofree char *mnt = cli_mountpoint(o);
 	g_autofree char *theme = desktop_theme(o->theme, NULL);
 
-	if (cli_index(o, mnt, INDEX_PROGRESS | INDEX_CHECK, &db, NULL) < 0)
+	if (cli_index(o, mnt, INDEX_PROGRESS | INDEX_CHECK, NULL, &db, NULL) < 0)
 		return 1;
 	return cli_store_synth(db, theme, o->rules) < 0 ? 1 : 0;
 }
@@ -114,7 +114,7 @@ static int cmd_lookup(struct cli_options *o)
 	}
 	/* no integrity check (it reads the whole file) for one lookup */
 	o->theme_lenient = true;
-	r = cli_index(o, mnt, 0, &db, NULL);
+	r = cli_index(o, mnt, 0, NULL, &db, NULL);
 	if (r >= 0)
 		r = lookup_new(db, o->rules, &l);
 	if (r >= 0 && o->batch)

@@ -11,6 +11,7 @@
 #include "log.h"
 #include "macro.h"
 #include "owner.h"
+#include "watch.h"
 
 /* Where a mount in the background logs when the machine has no journal
  * nor syslog: $XDG_STATE_HOME/iconfs/iconfs.log. */
@@ -28,6 +29,7 @@ int cli_mount(struct cli_options *o)
 {
 	_cleanup_close_ int lock_fd = -1; /* released last */
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	_cleanup_(watch_freep) struct watch *watch = NULL;
 	g_autofree char *mnt = cli_mountpoint(o);
 	g_autofree char *theme = NULL;
 	g_auto(GStrv) bases = NULL;
@@ -56,12 +58,16 @@ int cli_mount(struct cli_options *o)
 		return 1;
 	}
 	theme = desktop_theme(o->theme, &source);
-	/* the index is opened, checked, migrated and refreshed once, here */
+	/* The index is opened, checked, migrated and refreshed once, here;
+	 * the refresh watches each directory just before it looks at it, so
+	 * that the watcher has no refresh of its own to make after READY=1
+	 * (a relogin's daemon used to stat every directory twice). */
+	watch = watch_new();
 	if (cli_index(o, mnt,
 		      INDEX_CHECK | (o->foreground && isatty(STDOUT_FILENO)
 					     ? INDEX_PROGRESS
 					     : 0),
-		      &db, &bases) < 0) {
+		      watch_scanner(watch), &db, &bases) < 0) {
 		daemon_ready(&ready_fd, 1);
 		return 1;
 	}
@@ -80,6 +86,7 @@ int cli_mount(struct cli_options *o)
 		.workers = (unsigned)o->workers,
 		.budget = o->budget,
 		.ready_fd = ready_fd,
+		.watch = watch,
 	};
 	r = fs_mount(&fo);
 	/* Closed last, when the mount's own connections are: a clean end

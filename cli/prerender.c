@@ -297,7 +297,7 @@ static int prerender_into(const struct cli_options *o,
 	 * never layered over the layer it replaces */
 	if (layer)
 		io.no_shared_db = true;
-	r = cli_index(&io, mnt, INDEX_CHECK, &db, &bases);
+	r = cli_index(&io, mnt, INDEX_CHECK, NULL, &db, &bases);
 	if (r >= 0)
 		r = lookup_new(db, o->rules, &l);
 	if (r >= 0 && o->all_themes)

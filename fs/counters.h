@@ -37,6 +37,7 @@
 	VALUE(read_ahead_done, s.read_ahead_done, "1 once that read ahead is over") \
 	VALUE(resolved_ahead, resolved_taken(s.fs->resolved), "lookups that took an icon the resolved cache kept for them") \
 	VALUE(watch_ready, watch_ready(s.fs->watch), "1 once live updates watch every directory") \
+	VALUE(refreshes, watch_refreshes(s.fs->watch), "stamp checks of the index the watcher made (none at the start when the mount's own watched each directory)") \
 	VALUE(budget_mib, s.fs->budget >> 20, "what the stored renders may fill, in MiB") \
 	VALUE(heap_in_use, s.heap.uordblks, "bytes the daemon's heap has handed out (mallinfo2)") \
 	VALUE(heap_free, s.heap.fordblks, "bytes free in the heap's chunks, whether or not their pages went back to the kernel")

@@ -9,6 +9,8 @@
 
 #include "lookup.h"
 
+struct watch;
+
 struct fs_options {
 	const char *db;		  /* the index, already built (index_open) */
 	const char *shared_db;	  /* the shared layer of renders, or NULL */
@@ -21,6 +23,8 @@ struct fs_options {
 	unsigned workers; /* render worker processes */
 	long long budget; /* bytes the stored renders may fill */
 	int ready_fd;	  /* daemon_begin's, or -1 in the foreground */
+	struct watch *watch; /* watch_new's, given to the index's refresh
+			      * (borrowed: started and stopped here) */
 };
 
 /* Mount and serve until unmounted or signalled. */

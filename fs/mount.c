@@ -135,13 +135,13 @@ static int fs_serve(struct fs *fs, const struct fs_options *o, int *ready_fd)
 	const char *mnt = o->mountpoint;
 	struct fuse_session *se = fs->se;
 	struct fuse_loop_config *cfg = NULL;
-	struct watch *watch = NULL;
+	struct watch *watch = o->watch;
 	struct watchdog *dog = NULL;
 	struct desktop_watch *desktop = NULL;
 	int r;
 
-	r = watch_start(se, fs->tree, fs->content, fs->synth, &fs->generation,
-			o->db, o->basedirs, &watch);
+	r = watch_start(watch, se, fs->tree, fs->content, fs->synth,
+			&fs->generation, o->db, o->basedirs);
 	fs->watch = watch;
 	/* before the desktop's watcher, whose theme changes it follows */
 	if (r >= 0)

@@ -49,6 +49,12 @@
 /* ... and its files rewritten in place or touched */
 #define WATCH_EVENTS (WATCH_ENTRY_EVENTS | IN_CLOSE_WRITE | IN_ATTRIB)
 
+/* A base directory, and whether this user can write it. */
+struct watch_base {
+	char *path;
+	bool writable;
+};
+
 struct watch {
 	struct fuse_session *se;
 	struct tree *tree;
@@ -60,6 +66,9 @@ struct watch {
 	sqlite3 *db;
 	int ifd;      /* inotify, -1 when unavailable */
 	bool polling; /* watches ran out: stamp checks every second */
+	struct scan_watcher scanner; /* each directory a refresh looks at */
+	bool armed;	/* the mount's own refresh watched them (watch_new) */
+	GArray *bases;	/* struct watch_base, as refreshes met them */
 	long long check_ms; /* the period of the stamp check beside inotify */
 	struct stopper stop;
 	pthread_t thread;
@@ -68,6 +77,7 @@ struct watch {
 	bool overflow;
 	atomic_bool ready; /* the start-up (watch_settle) is done */
 	atomic_ullong invalidations; /* sent to the kernel */
+	atomic_ullong refreshes;
 };
 
 /* A base directory that does not exist yet is watched through its nearest
@@ -86,40 +96,56 @@ static void watch_missing_base(struct watch *w, const char *base)
 	}
 }
 
-/* What `dir` is watched for. A watch for its files' events makes the
- * kernel walk every cached entry of the directory as it is added: with the
- * system's themes in the dentry cache, that walk was half the daemon's
- * start-up at a relogin (perf: 40-60 ms of inotify_add_watch). Where this
- * user cannot write, files change as packages change them, by a rename
- * the entry events see; a file rewritten there in place (cp over it) is
- * seen once the kernel forgets its node, at the latest at the next mount. */
-static uint32_t watch_mask(const char *dir)
+/* Whether this user can write below the base directory `dir` is in
+ * (access(2) once per base directory; a directory under none: its own). */
+static bool watch_writable(struct watch *w, const char *dir, bool base)
 {
-	return access(dir, W_OK) == 0 ? WATCH_EVENTS : WATCH_ENTRY_EVENTS;
+	struct watch_base b;
+
+	for (guint i = 0; i < w->bases->len; i++) {
+		struct watch_base *k = &g_array_index(w->bases, struct watch_base, i);
+		size_t n = strlen(k->path);
+
+		if (strncmp(dir, k->path, n) == 0 &&
+		    (dir[n] == '/' || dir[n] == '\0'))
+			return k->writable;
+	}
+	b = (struct watch_base){ g_strdup(dir), access(dir, W_OK) == 0 };
+	if (!base) {
+		g_free(b.path);
+		return b.writable;
+	}
+	g_array_append_val(w->bases, b);
+	return b.writable;
 }
 
-/* Watch every base directory and every indexed directory that exists
- * (adding a watch twice is harmless: the kernel returns the same one). */
-static void watch_arm(struct watch *w)
+/* Watch `dir`, a directory a refresh is about to look at (scan_watcher):
+ * from then on the watcher hears of any change the refresh does not see.
+ * A watch for the files' events makes the kernel walk every cached entry
+ * of the directory as it is added: with the system's themes in the dentry
+ * cache, that walk was half the daemon's start-up at a relogin (perf:
+ * 40-60 ms of inotify_add_watch). Under a base directory this user cannot
+ * write, files change as packages change them, by a rename the entry
+ * events see; a file rewritten there in place (cp over it) is seen once
+ * the kernel forgets its node, at the latest at the next mount. */
+static void watch_dir(const char *dir, bool base, void *userdata)
 {
-	g_autoptr(GPtrArray) dirs = NULL;
+	struct watch *w = userdata;
+	uint32_t mask;
 
-	if (w->ifd < 0)
+	if (w->ifd < 0 || w->polling)
 		return;
-	for (char **b = w->basedirs; *b; b++)
-		if (inotify_add_watch(w->ifd, *b, watch_mask(*b)) < 0 &&
-		    errno == ENOENT)
-			watch_missing_base(w, *b);
-	if (index_dirs(w->db, &dirs) < 0)
+	w->armed = true;
+	mask = watch_writable(w, dir, base) ? WATCH_EVENTS : WATCH_ENTRY_EVENTS;
+	if (inotify_add_watch(w->ifd, dir, mask) >= 0)
 		return;
-	for (guint i = 0; i < dirs->len; i++)
-		if (inotify_add_watch(w->ifd, dirs->pdata[i],
-				      watch_mask(dirs->pdata[i])) < 0 &&
-		    errno == ENOSPC && !w->polling) {
-			log_warning("out of inotify watches, checking stamps "
-				    "every second instead");
-			w->polling = true;
-		}
+	if (errno == ENOENT && base)
+		watch_missing_base(w, dir);
+	else if (errno == ENOSPC) {
+		log_warning("out of inotify watches, checking stamps every "
+			    "second instead");
+		w->polling = true;
+	}
 }
 
 /* Read pending events; remember the icon names they touch. */
@@ -152,6 +178,11 @@ static void watch_read(struct watch *w)
 unsigned long long watch_invalidations(struct watch *w)
 {
 	return w ? atomic_load(&w->invalidations) : 0;
+}
+
+unsigned long long watch_refreshes(struct watch *w)
+{
+	return w ? atomic_load(&w->refreshes) : 0;
 }
 
 void watch_invalidate(struct watch *w, GArray *invals)
@@ -256,8 +287,10 @@ static void watch_refresh(struct watch *w)
 	struct timespec now;
 	bool all;
 
-	if (scan_refresh(w->db, w->basedirs, 0, &stats, &changes) < 0)
+	if (scan_refresh(w->db, w->basedirs, 0, &w->scanner, &stats,
+			 &changes) < 0)
 		return;
+	atomic_fetch_add(&w->refreshes, 1);
 	/* In-place rewrites change no directory: the events name them. */
 	{
 		GHashTableIter it;
@@ -286,7 +319,6 @@ static void watch_refresh(struct watch *w)
 		  all ? " (themes)" : "", invals->len);
 	tree_inval_clear(invals);
 	watch_drop_renders(w, all ? NULL : names);
-	watch_arm(w);
 	/* stored later, when the changes have settled */
 	w->synth_due = true;
 }
@@ -295,10 +327,11 @@ static void *settle_main(void *arg)
 {
 	struct watch *w = arg;
 
-	/* Arm first, then catch what changed since the mount's own refresh,
-	 * then prepare what the first toolkit will read. */
-	watch_arm(w);
-	watch_refresh(w);
+	/* Unless the mount's own refresh watched each directory as it went
+	 * (watch_new), a refresh of its own does, and catches what changed
+	 * since the mount's; then prepare what the first toolkit will read. */
+	if (!w->armed)
+		watch_refresh(w);
 	watch_store_synth(w);
 	return NULL;
 }
@@ -314,8 +347,8 @@ static void *settle_main_idle(void *arg)
 	return settle_main(arg);
 }
 
-/* The start-up work, about 20 ms of CPU on this machine (75 ms when every
- * directory was watched for its files' events: see watch_mask), runs at idle
+/* The start-up work (a refresh when the mount's did not watch, the
+ * synthesized files), runs at idle
  * priority while the watch thread waits for it: it lands just as the
  * login's programs start, and they come first. The watch thread cannot
  * lower its own priority and raise it again (RLIMIT_NICE), hence a thread
@@ -396,12 +429,32 @@ static void *watch_main(void *arg)
 	return NULL;
 }
 
-int watch_start(struct fuse_session *se, struct tree *tree,
-		struct content *content, struct synth *synth,
-		struct generation *gen, const char *db_path,
-		char *const *basedirs, struct watch **ret)
+struct watch *watch_new(void)
 {
 	struct watch *w = g_new0(struct watch, 1);
+
+	w->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	if (w->ifd < 0)
+		log_warning_errno(-errno, "no inotify (%m), checking stamps "
+					  "every second");
+	w->scanner = (struct scan_watcher){ watch_dir, w };
+	w->bases = g_array_new(FALSE, FALSE, sizeof(struct watch_base));
+	w->touched =
+		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+	w->stop = (struct stopper){ { -1, -1 } };
+	return w;
+}
+
+const struct scan_watcher *watch_scanner(struct watch *w)
+{
+	return &w->scanner;
+}
+
+int watch_start(struct watch *w, struct fuse_session *se, struct tree *tree,
+		struct content *content, struct synth *synth,
+		struct generation *gen, const char *db_path,
+		char *const *basedirs)
+{
 	int r;
 
 	w->se = se;
@@ -409,7 +462,6 @@ int watch_start(struct fuse_session *se, struct tree *tree,
 	w->content = content;
 	w->synth = synth;
 	w->gen = gen;
-	w->ifd = -1;
 	w->db_path = g_strdup(db_path);
 	w->basedirs = g_strdupv((char **)basedirs);
 	w->check_ms = WATCH_SAFETY_MS;
@@ -424,40 +476,39 @@ int watch_start(struct fuse_session *se, struct tree *tree,
 			w->check_ms = WATCH_NETWORK_MS;
 		}
 	}
-	w->touched =
-		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	w->stop = (struct stopper){ { -1, -1 } };
 	r = index_connect(db_path, 0, WATCH_BUSY_MS, &w->db);
-	if (r < 0)
-		goto fail;
-	w->ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	if (w->ifd < 0)
-		log_warning_errno(-errno, "no inotify (%m), checking stamps "
-					  "every second");
-	r = stopper_init(&w->stop);
-	if (r < 0)
-		goto fail;
-	r = -pthread_create(&w->thread, NULL, watch_main, w);
-	if (r < 0)
-		goto fail;
-	*ret = w;
+	if (r >= 0)
+		r = stopper_init(&w->stop);
+	if (r >= 0)
+		r = -pthread_create(&w->thread, NULL, watch_main, w);
+	if (r < 0) {
+		w->thread = 0;
+		return log_error_errno(r, "cannot start watching: %m");
+	}
 	return 0;
-fail:
-	watch_stop(w);
-	return log_error_errno(r, "cannot start watching: %m");
 }
 
 void watch_stop(struct watch *w)
 {
+	if (w && w->thread) {
+		stopper_join(&w->stop, w->thread);
+		w->thread = 0;
+	}
+}
+
+void watch_free(struct watch *w)
+{
 	if (!w)
 		return;
-	if (w->thread)
-		stopper_join(&w->stop, w->thread);
+	watch_stop(w);
 	if (w->ifd >= 0)
 		(void)close(w->ifd);
 	stopper_close(&w->stop);
 	(void)sqlite3_close_v2(w->db);
 	g_hash_table_destroy(w->touched);
+	for (guint i = 0; i < w->bases->len; i++)
+		g_free(g_array_index(w->bases, struct watch_base, i).path);
+	g_array_free(w->bases, TRUE);
 	g_strfreev(w->basedirs);
 	g_free(w->db_path);
 	g_free(w);

@@ -55,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bases[0] = base;
 	if (db_open(":memory:", 0, &db) < 0)
 		abort();
-	if (scan_refresh(db, bases, 0, NULL, NULL) < 0 ||
+	if (scan_refresh(db, bases, 0, NULL, NULL, NULL) < 0 ||
 	    lookup_new(db, LOOKUP_RULES_GTK, &l) < 0)
 		abort();
 	for (size_t i = 0; i < G_N_ELEMENTS(names); i++)

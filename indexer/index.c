@@ -9,7 +9,8 @@
 #include "layered.h"
 
 int index_open(const char *path, const char *layer, char *const *basedirs,
-	       unsigned flags, sqlite3 **ret_db, struct scan_stats *ret_stats)
+	       unsigned flags, const struct scan_watcher *watcher,
+	       sqlite3 **ret_db, struct scan_stats *ret_stats)
 {
 	bool progress = flags & INDEX_PROGRESS;
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
@@ -28,7 +29,7 @@ int index_open(const char *path, const char *layer, char *const *basedirs,
 		db, basedirs,
 		(progress ? SCAN_COUNT : 0) |
 			(progress && isatty(STDERR_FILENO) ? SCAN_PROGRESS : 0),
-		&st, NULL);
+		watcher, &st, NULL);
 	if (r < 0)
 		return r;
 	(void)layered_settled(db, restarted, st.dirs_read);
@@ -89,16 +90,6 @@ static int column_strings(sqlite3 *db, sqlite3_stmt *q, GPtrArray **ret)
 		return db_log_error(db, rc, "cannot read the index");
 	*ret = g_steal_pointer(&out);
 	return 0;
-}
-
-int index_dirs(sqlite3 *db, GPtrArray **ret)
-{
-	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
-	int r;
-
-	r = db_query(db, &q, "SELECT path FROM dir WHERE ino >= 0 OR kind = ?1",
-		     "i", DIR_KIND_ROOT);
-	return r < 0 ? r : column_strings(db, q, ret);
 }
 
 int index_all_names(sqlite3 *db, GHashTable *names)

@@ -24,10 +24,12 @@ enum index_open_flags {
 /* Open (creating, checking, migrating) the index at `path` and bring it up
  * to date with `basedirs`, layered over the machine's index in the shared
  * layer at `layer` when that serves (NULL: the one it is over, if any;
- * none with INDEX_NOT_LAYERED; layered.h). *ret_stats (may be
- * NULL) says what the refresh did. */
+ * none with INDEX_NOT_LAYERED; layered.h). `watcher` (may be NULL) is told
+ * of each directory the refresh looks at; *ret_stats (may be NULL) says
+ * what the refresh did. */
 int index_open(const char *path, const char *layer, char *const *basedirs,
-	       unsigned flags, sqlite3 **ret_db, struct scan_stats *ret_stats);
+	       unsigned flags, const struct scan_watcher *watcher,
+	       sqlite3 **ret_db, struct scan_stats *ret_stats);
 
 /* Another connection to an index index_open() prepared (db_connect()),
  * with the machine's index attached when it is layered over it. */
@@ -39,10 +41,6 @@ struct index_stats {
 	long long refreshed; /* unix seconds of the last refresh, 0: never */
 };
 int index_stats(sqlite3 *db, struct index_stats *ret);
-
-/* The paths of every indexed directory that exists and of every theme
- * root: what a watcher of the index watches. */
-int index_dirs(sqlite3 *db, GPtrArray **ret);
 
 /* Whether `theme` is a valid theme of the index. */
 bool index_theme_valid(sqlite3 *db, const char *theme);

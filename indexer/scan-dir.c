@@ -25,6 +25,12 @@ void changed_theme(struct scanner *s)
 		s->changes->themes = true;
 }
 
+void scan_watch(struct scanner *s, const char *dir, bool base)
+{
+	if (s->watcher)
+		s->watcher->watch(dir, base, s->watcher->userdata);
+}
+
 static void changed_name(struct scanner *s, const char *name)
 {
 	if (s->changes && !g_hash_table_contains(s->changes->names, name))

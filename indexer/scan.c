@@ -165,6 +165,7 @@ static int bases_refresh(struct scanner *s)
 		dir_id = dir_row(s, base, base_id, -1, DIR_KIND_BASE, "", &old);
 		if (dir_id < 0)
 			return -EIO;
+		scan_watch(s, base, true);
 		now = stamp_dir(base);
 		if (stamp_eq(now, old))
 			continue;
@@ -327,6 +328,7 @@ static int theme_refresh(struct scanner *s, long long tid)
 		long long b = sqlite3_column_int64(roots, 1);
 		g_ptr_array_add(root_paths, g_strdup(db_column_str(roots, 0)));
 		g_array_append_val(root_bases, b);
+		scan_watch(s, root_paths->pdata[root_paths->len - 1], false);
 	}
 
 	r = theme_refresh_index(s, tid, root_paths);
@@ -367,6 +369,7 @@ static int theme_refresh(struct scanner *s, long long tid)
 				     tid, DIR_KIND_SUBDIR, rel, &old);
 			if (id < 0)
 				return -EIO;
+			scan_watch(s, path, false);
 			r = dir_refresh(s, id, old, path);
 			if (r < 0)
 				return r;
@@ -480,12 +483,14 @@ static double now_seconds(void)
 }
 
 int scan_refresh(sqlite3 *db, char *const *basedirs, unsigned flags,
+		 const struct scan_watcher *watcher,
 		 struct scan_stats *ret_stats, struct scan_changes *changes)
 {
 	struct scanner s = { .db = db,
 			     .basedirs = basedirs,
 			     .flags = flags,
-			     .changes = changes };
+			     .changes = changes,
+			     .watcher = watcher };
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
 	g_autofree char *count = NULL;
 	double start = now_seconds();

@@ -34,6 +34,16 @@ enum scan_flags {
 	SCAN_COUNT = 1 << 1,	/* fill themes and icons in the stats */
 };
 
-/* `changes` may be NULL; when given, its set is filled. */
+/* Told of every directory a refresh looks at (each base directory, theme
+ * root and listed subdirectory, whether it exists or not) just before it
+ * looks: a watch set up then misses no change the refresh does not see. */
+struct scan_watcher {
+	void (*watch)(const char *dir, bool base, void *userdata);
+	void *userdata;
+};
+
+/* `changes` may be NULL; when given, its set is filled. `watcher` may be
+ * NULL. */
 int scan_refresh(sqlite3 *db, char *const *basedirs, unsigned flags,
+		 const struct scan_watcher *watcher,
 		 struct scan_stats *ret_stats, struct scan_changes *changes);

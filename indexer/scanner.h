@@ -42,10 +42,13 @@ struct scanner {
 	sqlite3_stmt *icon_insert;
 	GHashTable *listings_read;    /* listing ids read in this refresh */
 	struct scan_changes *changes; /* NULL when nobody asks */
+	const struct scan_watcher *watcher; /* NULL when nobody watches */
 	sqlite3_stmt *listing_names;
 };
 
 void changed_theme(struct scanner *s);
+/* Tell the watcher (if any) that the refresh is about to look at `dir`. */
+void scan_watch(struct scanner *s, const char *dir, bool base);
 int dirs_load(struct scanner *s);
 void dirs_forget(struct scanner *s);
 int stamp_eq(struct stamp a, struct stamp b);

@@ -108,7 +108,7 @@ static inline int fixture_index(struct fixture *f)
 		sqlite3_close(f->db);
 	f->l = NULL;
 	f->db = NULL;
-	if (index_open(f->db_path, NULL, f->bases, 0, &f->db, NULL) < 0)
+	if (index_open(f->db_path, NULL, f->bases, 0, NULL, &f->db, NULL) < 0)
 		return -1;
 	return lookup_new(f->db, f->rules, &f->l);
 }

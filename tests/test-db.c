@@ -27,9 +27,9 @@ TEST(busy_is_busy)
 	fixture_png(f, "t/16/new.png", 16);
 	/* the refresh meets the lock: -EBUSY, which SQLite's and errno's
 	 * codes sharing one int once turned into -EIO */
-	ASSERT_EQ_INT(scan_refresh(f->db, f->bases, 0, &st, NULL), -EBUSY);
+	ASSERT_EQ_INT(scan_refresh(f->db, f->bases, 0, NULL, &st, NULL), -EBUSY);
 	ASSERT_EQ_INT(db_exec(other, "COMMIT"), 0);
-	ASSERT_EQ_INT(scan_refresh(f->db, f->bases, 0, &st, NULL), 0);
+	ASSERT_EQ_INT(scan_refresh(f->db, f->bases, 0, NULL, &st, NULL), 0);
 	sqlite3_close(other);
 	fixture_free(f);
 }

@@ -1,8 +1,8 @@
 /* The index for its users (index.h): opening brings it up to date with the
  * base directories (and with INDEX_PROGRESS counts what it holds), a
- * second open of an unchanged tree reads no directory, and the queries of
- * the mount and `iconfs status` (counts, the directories to watch, every
- * name) see valid themes only. "broken" has an index.theme without its
+ * second open of an unchanged tree reads no directory, a watcher is told of
+ * every directory a refresh looks at, and the queries of the mount and
+ * `iconfs status` (counts, every name) see valid themes only. "broken" has an index.theme without its
  * group: not a theme, though its root is watched (it may be mended). */
 #include <time.h>
 
@@ -15,13 +15,29 @@ static void broken_theme(struct fixture *f)
 	fixture_png(f, "broken/16/z.png", 16);
 }
 
-/* Open the index of `f`'s base directory with `flags`; 0 or -errno. */
-static int open_index(struct fixture *f, unsigned flags, struct scan_stats *st)
+/* Open the index of `f`'s base directory with `flags` (and `watcher`, may
+ * be NULL); 0 or -errno. */
+static int open_watched(struct fixture *f, unsigned flags,
+			const struct scan_watcher *watcher,
+			struct scan_stats *st)
 {
 	if (f->db)
 		sqlite3_close(f->db);
 	f->db = NULL;
-	return index_open(f->db_path, NULL, f->bases, flags, &f->db, st);
+	return index_open(f->db_path, NULL, f->bases, flags, watcher, &f->db,
+			  st);
+}
+
+static int open_index(struct fixture *f, unsigned flags, struct scan_stats *st)
+{
+	return open_watched(f, flags, NULL, st);
+}
+
+/* A scan_watcher's callback: each directory into the GPtrArray, a base
+ * directory with "=" after it. */
+static void keep_dir(const char *dir, bool base, void *userdata)
+{
+	g_ptr_array_add(userdata, g_strconcat(dir, base ? "=" : "", NULL));
 }
 
 TEST(open_and_refresh)
@@ -100,7 +116,8 @@ static char *relative(struct fixture *f, GPtrArray *dirs)
 TEST(dirs_and_names)
 {
 	struct fixture *f = fixture_new();
-	g_autoptr(GPtrArray) dirs = NULL;
+	g_autoptr(GPtrArray) dirs = g_ptr_array_new_with_free_func(g_free);
+	struct scan_watcher watcher = { keep_dir, dirs };
 	g_autoptr(GHashTable) names =
 		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	g_autofree char *rel = NULL, *all = NULL;
@@ -109,11 +126,16 @@ TEST(dirs_and_names)
 
 	fixture_themes(f);
 	broken_theme(f);
-	ASSERT_EQ_INT(open_index(f, 0, NULL), 0);
-	ASSERT_EQ_INT(index_dirs(f->db, &dirs), 0);
-	rel = relative(f, dirs);
-	ASSERT_EQ_STR(rel, " /broken /hicolor /hicolor/64 /parent /parent/48 "
-			   "/t /t/16 /t/32 /t/scalable");
+	/* the watcher is told of every directory a refresh looks at, the
+	 * first (a new index) and the next (nothing changed) alike */
+	for (int i = 0; i < 2; i++) {
+		g_ptr_array_set_size(dirs, 0);
+		ASSERT_EQ_INT(open_watched(f, 0, &watcher, NULL), 0);
+		g_free(rel);
+		rel = relative(f, dirs);
+		ASSERT_EQ_STR(rel, "/broken /hicolor /hicolor/64 /parent "
+				   "/parent/48 /t /t/16 /t/32 /t/scalable =");
+	}
 	/* icon names and theme names, not broken's */
 	g_hash_table_add(names, g_strdup("kept"));
 	ASSERT_EQ_INT(index_all_names(f->db, names), 0);

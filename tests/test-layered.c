@@ -46,7 +46,7 @@ static int machine_build(struct layers *x)
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
 	char *system[] = { x->f->base, NULL };
 
-	return index_open(x->machine, NULL, system, INDEX_NOT_LAYERED, &db,
+	return index_open(x->machine, NULL, system, INDEX_NOT_LAYERED, NULL, &db,
 			  NULL);
 }
 
@@ -58,7 +58,7 @@ static int user_open(struct layers *x, const char *path, const char *machine,
 	if (*db)
 		sqlite3_close(*db);
 	*db = NULL;
-	return index_open(path, machine, x->bases, flags, db, NULL);
+	return index_open(path, machine, x->bases, flags, NULL, db, NULL);
 }
 
 static long long count_of(sqlite3 *db, const char *sql)
@@ -231,7 +231,7 @@ TEST(machine_that_cannot_serve_means_reading_every_directory)
 	ASSERT_EQ_INT(machine_build(x), 0);
 	sqlite3_close(db);
 	db = NULL;
-	ASSERT_EQ_INT(index_open(x->f->db_path, x->machine, other_bases, 0, &db,
+	ASSERT_EQ_INT(index_open(x->f->db_path, x->machine, other_bases, 0, NULL, &db,
 				 NULL),
 		      0);
 	ASSERT_EQ_INT(count_of(db, "SELECT count(*) FROM listing WHERE below"),

@@ -26,7 +26,7 @@ TEST(refresh)
 
 	fixture_themes(f);
 	ASSERT_EQ_INT(fixture_index(f), 0);
-	ASSERT_EQ_INT(scan_refresh(f->db, f->bases, SCAN_COUNT, &st, &ch), 0);
+	ASSERT_EQ_INT(scan_refresh(f->db, f->bases, SCAN_COUNT, NULL, &st, &ch), 0);
 	ASSERT_EQ_INT(st.themes, 3);
 	ASSERT_EQ_INT(st.dirs_read, 0);
 	ASSERT_TRUE(!st.changed);
@@ -36,7 +36,7 @@ TEST(refresh)
 
 	later();
 	fixture_png(f, "t/16/fresh.png", 16);
-	ASSERT_EQ_INT(scan_refresh(f->db, f->bases, 0, &st, &ch), 0);
+	ASSERT_EQ_INT(scan_refresh(f->db, f->bases, 0, NULL, &st, &ch), 0);
 	ASSERT_TRUE(st.changed);
 	ASSERT_EQ_INT(st.dirs_read, 1);
 	ASSERT_TRUE(g_hash_table_contains(names, "fresh"));
@@ -48,7 +48,7 @@ TEST(refresh)
 		f, "t/index.theme",
 		"[Icon Theme]\nName=Tee\nDirectories=16\n\n[16]\nSize=16\n",
 		-1);
-	ASSERT_EQ_INT(scan_refresh(f->db, f->bases, 0, &st, &ch), 0);
+	ASSERT_EQ_INT(scan_refresh(f->db, f->bases, 0, NULL, &st, &ch), 0);
 	ASSERT_TRUE(ch.themes);
 	fixture_free(f);
 }
@@ -62,7 +62,7 @@ TEST(broken_theme_costs_only_itself)
 	fixture_write(f, "bad/index.theme", "\xff\xfe not a key file [", -1);
 	fixture_png(f, "bad/16/x.png", 16);
 	ASSERT_EQ_INT(fixture_index(f), 0);
-	ASSERT_EQ_INT(scan_refresh(f->db, f->bases, SCAN_COUNT, &st, NULL), 0);
+	ASSERT_EQ_INT(scan_refresh(f->db, f->bases, SCAN_COUNT, NULL, &st, NULL), 0);
 	ASSERT_EQ_INT(st.themes, 3);
 	fixture_free(f);
 }

@@ -135,7 +135,7 @@ TEST(stored_for_the_next_mount)
 	ASSERT_TRUE(!synth_unstored(next)); /* read, not built */
 
 	fixture_png(f, "t/16/added.png", 16);
-	ASSERT_EQ_INT(scan_refresh(f->db, f->bases, 0, &st, NULL), 0);
+	ASSERT_EQ_INT(scan_refresh(f->db, f->bases, 0, NULL, &st, NULL), 0);
 	ASSERT_EQ_INT(synth_new(NULL, &after), 0);
 	ASSERT_EQ_INT(synth_file(after, f->l, "t", SYNTH_ICON_CACHE, &c), 0);
 	ASSERT_TRUE(synth_unstored(after)); /* the stored one is stale */
@@ -197,7 +197,7 @@ TEST(deflated_in_a_users_layered_index)
 	g_autoptr(GBytes) a = NULL, b = NULL, c = NULL;
 
 	fixture_themes(f);
-	ASSERT_EQ_INT(index_open(machine, NULL, f->bases, INDEX_NOT_LAYERED,
+	ASSERT_EQ_INT(index_open(machine, NULL, f->bases, INDEX_NOT_LAYERED, NULL,
 				 &m, NULL),
 		      0);
 	ASSERT_EQ_INT(lookup_new(m, LOOKUP_RULES_GTK, &lm), 0);
@@ -209,7 +209,7 @@ TEST(deflated_in_a_users_layered_index)
 
 	/* the user's index, no longer the machine's copy after a change */
 	fixture_png(f, "t/16/added.png", 16);
-	ASSERT_EQ_INT(index_open(f->db_path, machine, f->bases, 0, &f->db,
+	ASSERT_EQ_INT(index_open(f->db_path, machine, f->bases, 0, NULL, &f->db,
 				 NULL),
 		      0);
 	ASSERT_TRUE(layered_over_machine(f->db) &&

@@ -31,7 +31,9 @@ TEST(failed_start_keeps_fd0)
 		0);
 	ASSERT_EQ_INT(synth_new(NULL, &s), 0);
 	ASSERT_EQ_INT(tree_new("t", "--theme", LOOKUP_RULES_GTK, &t), 0);
-	ASSERT_TRUE(watch_start(NULL, t, c, s, &gen, missing, f->bases, &w) < 0);
+	w = watch_new();
+	ASSERT_TRUE(watch_start(w, NULL, t, c, s, &gen, missing, f->bases) < 0);
+	watch_free(w);
 	ASSERT_TRUE(fcntl(0, F_GETFD) >= 0);
 	tree_free(t);
 	synth_free(s);

@@ -14,7 +14,7 @@ import tempfile
 import threading
 import time
 
-from common import ICONFS, check, check_eq, finish, mounted, png_size, read_or_none, write_atomic
+from common import ICONFS, check, check_eq, counters, finish, mounted, png_size, read_or_none, write_atomic
 
 LIMIT = 10.0  # generous wait before a check fails; latencies are reported
 latencies = []
@@ -62,14 +62,18 @@ try:
           b"[Icon Theme]\nName=Parent\nDirectories=p\n\n[p]\nSize=16\n")
     write(os.path.join(base, "parent", "p", "from-parent.svg"), svg("green"))
     db = os.path.join(tmp, "index.sqlite")
-    # a directory this user cannot write, as the system's are: watched for
-    # its entries only (a file event there makes the kernel visit every
-    # cached entry of it as the watch is added)
+    # a directory this user cannot write, as the system's are (where a
+    # whole base directory is so, its directories are watched for their
+    # entries only: a file event makes the kernel visit every cached entry
+    # of a directory as its watch is added)
     os.chmod(ro, 0o555)
 
-    with mounted(db, f"{base}:{late}", theme="live") as mnt:
+    with mounted(db, f"{base}:{late}", theme="live", settled=True) as mnt:
         f16 = lambda n: os.path.join(mnt, "16", n + ".png")
         t16 = lambda n: os.path.join(mnt, "icons/live/16x16", n + ".png")
+        # the mount's own refresh watched each directory as it looked at
+        # it: the watcher starts without one of its own
+        check_eq(counters(mnt)["refreshes"], 0, "refreshes of the watcher's start-up")
 
         # an icon added: the negative entry must go
         check(not os.path.exists(f16("new")), "new.png absent at first")
@@ -77,6 +81,7 @@ try:
         listing = os.listdir(os.path.join(mnt, "icons/live/16x16"))
         write(os.path.join(live, "scalable", "new.svg"), svg("red"))
         wait("added icon", lambda: os.path.exists(f16("new")) and os.path.exists(t16("new")))
+        check(counters(mnt)["refreshes"] >= 1, "the watcher refreshed the index for the add")
         wait("listing follows an add",
              lambda: "new.png" in os.listdir(os.path.join(mnt, "icons/live/16x16")))
 
