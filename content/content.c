@@ -186,8 +186,8 @@ static char *content_real_source(struct content *c, const char *source)
 }
 
 /* Open the real file behind `source` when it stays inside the base
- * directories: resolved beneath its own base directory by the kernel (two
- * system calls), else (a link into another base directory, an absolute
+ * directories: resolved beneath its own base directory by the kernel (one
+ * system call, a readlink(2) more for *ret_real when it is not NULL), else (a link into another base directory, an absolute
  * one) its real path checked, then opened without following a link that
  * appeared since. */
 static int open_real(struct content *c, const char *source, char **ret_real)
@@ -197,12 +197,9 @@ static int open_real(struct content *c, const char *source, char **ret_real)
 
 	/* -EPERM: a seccomp filter (a service's SystemCallFilter) that does
 	 * not know openat2 */
-	fd = basedirs_open_beneath(c->real, source, &real);
-	if (fd >= 0 || (fd != -EXDEV && fd != -ENOSYS && fd != -EPERM)) {
-		if (fd >= 0 && ret_real)
-			*ret_real = TAKE_PTR(real);
+	fd = basedirs_open_beneath(c->real, source, ret_real);
+	if (fd >= 0 || (fd != -EXDEV && fd != -ENOSYS && fd != -EPERM))
 		return fd == -ELOOP ? -ENOENT : fd;
-	}
 	real = content_real_source(c, source);
 	if (!real)
 		return -ENOENT;

@@ -337,6 +337,8 @@ int basedirs_open_beneath(struct basedirs_real *b, const char *path,
 			  &how, sizeof(how));
 	if (fd < 0)
 		return -errno;
+	if (!ret_real)
+		return fd;
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	n = readlink(proc, real, sizeof(real) - 1);
 	if (n <= 0 || real[0] != '/') {

@@ -130,6 +130,15 @@ TEST(rejected_and_outside)
 		0);
 	ASSERT_EQ_STR(ic.stored.source, real);
 	icon_content_clear(&ic);
+	/* and opened as it is: the bytes of the file it leads to */
+	{
+		_cleanup_close_ int fd = content_open_source(x.c, inside);
+		char head[5] = { 0 };
+
+		ASSERT_TRUE(fd >= 0);
+		ASSERT_EQ_INT(pread(fd, head, 4, 0), 4);
+		ASSERT_EQ_STR(head, "<svg");
+	}
 	teardown(&x);
 }
 
