@@ -187,9 +187,10 @@ static char *content_real_source(struct content *c, const char *source)
 
 /* Open the real file behind `source` when it stays inside the base
  * directories: resolved beneath its own base directory by the kernel (one
- * system call, a readlink(2) more for *ret_real when it is not NULL), else (a link into another base directory, an absolute
- * one) its real path checked, then opened without following a link that
- * appeared since. */
+ * system call, a readlink(2) more for *ret_real when it is not NULL),
+ * else (a link into another base directory, an absolute one) its real
+ * path checked, then opened without following a link that appeared
+ * since. */
 static int open_real(struct content *c, const char *source, char **ret_real)
 {
 	_cleanup_free_ char *real = NULL;

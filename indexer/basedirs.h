@@ -47,9 +47,9 @@ char *basedirs_real_inside(struct basedirs_real *b, const char *path,
  * listed, read-only, resolved by the kernel beneath that base directory
  * (openat2 RESOLVE_BENEATH): no link can lead out of it, whatever changes
  * meanwhile. The descriptor, and the file's real path in *ret_real
- * (free()) when ret_real is not NULL (a readlink(2) more); -EXDEV for a path that is under no base directory or a link
- * that leaves its own (an absolute one, or one into another base
- * directory: see basedirs_real_inside), -ENOSYS without openat2, another
- * -errno. */
+ * (free()) when ret_real is not NULL (a readlink(2) more); -EXDEV for a
+ * path that is under no base directory or a link that leaves its own (an
+ * absolute one, or one into another base directory: see
+ * basedirs_real_inside), -ENOSYS without openat2, another -errno. */
 int basedirs_open_beneath(struct basedirs_real *b, const char *path,
 			  char **ret_real);
