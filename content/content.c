@@ -356,6 +356,11 @@ static void inflight_done(struct content *c, const char *key,
 	pthread_mutex_unlock(&c->lock);
 }
 
+static const char *symbolic_text(unsigned px)
+{
+	return px & RASTER_SYMBOLIC ? ", symbolic" : "";
+}
+
 /* Render (source, px) through the pool and queue the result for the blob
  * writer. A verdict on the source (-EINVAL, -EFBIG) is stored; any other
  * failure only delays the next try. */
@@ -377,9 +382,9 @@ static int content_render_now(struct content *c, int fd,
 	}
 	if (r == -EINVAL || r == -EFBIG) {
 		atomic_fetch_add(&c->counters.render_failures, 1);
-		log_warning("cannot render '%s' at %u px (%s): EIO until it "
+		log_warning("cannot render '%s' at %u px%s (%s): EIO until it "
 			    "changes",
-			    k->source, k->px,
+			    k->source, raster_px(k->px), symbolic_text(k->px),
 			    r == -EFBIG ? "too large" : "not a usable image");
 		store_put(c->store, k, -r, NULL, 0, false);
 		return -EIO;
@@ -387,14 +392,17 @@ static int content_render_now(struct content *c, int fd,
 	if (r < 0) {
 		atomic_fetch_add(&c->counters.render_failures, 1);
 		log_warning_errno(r,
-				  "rendering '%s' at %u px failed: %m, will "
+				  "rendering '%s' at %u px%s failed: %m, will "
 				  "try again",
-				  k->source, k->px);
+				  k->source, raster_px(k->px),
+				  symbolic_text(k->px));
 		retry_note(c, key, true);
 		return -EIO;
 	}
 	retry_note(c, key, false);
-	asked_note(c->asked, k->source, k->px);
+	/* the layer holds pictures only (asked.h) */
+	if (!(k->px & RASTER_SYMBOLIC))
+		asked_note(c->asked, k->source, k->px);
 	/* the source's bytes, hashed: the render travels with them (blob.h) */
 	store_put(c->store,
 		  &(struct blob_key){ .source = k->source,
@@ -506,6 +514,8 @@ int content_resolve(struct content *c, struct blob_reader *b,
 	size_t len;
 	int r;
 
+	if ((px & RASTER_SYMBOLIC) && ext != ICON_EXT_SVG)
+		return -ENOENT;
 	fd = content_open_key(c, source, px, &k, &real, &st);
 	if (fd < 0)
 		return fd;

@@ -111,7 +111,9 @@ enum content_flags {
 };
 
 /* Describe the file for `source` (extension index `ext`) at `px` pixels, or
- * its own bytes when px == 0 or it already is a PNG of that size. May
+ * its own bytes when px == 0 or it already is a PNG of that size; with
+ * px | RASTER_SYMBOLIC, GTK's pre-encoded symbolic PNG of an SVG source
+ * (raster.h), never its own bytes (-ENOENT for another format). May
  * render, unless CONTENT_STORED_ONLY (`flags`). -ENOENT for a source
  * outside the base directories or gone; -EIO for a source that cannot be
  * rendered. */

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "log.h"
+#include "macro.h"
 #include "raster.h"
 
 struct membuf {
@@ -156,24 +157,12 @@ static bool svg_self_contained(const char *data, size_t len)
 	return true;
 }
 
-static int raster_svg(const void *data, size_t len, unsigned px, uint8_t *rgba)
+/* An SVG's size in pixels, as gdk-pixbuf gives it: its intrinsic size,
+ * else its viewBox's. */
+static int svg_size(RsvgHandle *handle, double *ret_w, double *ret_h)
 {
-	g_autoptr(GError) error = NULL;
-	g_autoptr(GObject) obj = NULL;
-	RsvgHandle *handle;
-	cairo_surface_t *surface;
-	cairo_t *cr;
 	gdouble w = 0, h = 0;
-	RsvgRectangle viewport;
-	gboolean ok;
 
-	if (!svg_self_contained(data, len))
-		return log_debug_errno(-EINVAL, "SVG refers to other files");
-	handle = rsvg_handle_new_from_data(data, len, &error);
-	obj = (GObject *)handle;
-	if (!handle)
-		return log_debug_errno(-EINVAL, "not a usable SVG: %s",
-				       error->message);
 	if (!rsvg_handle_get_intrinsic_size_in_pixels(handle, &w, &h) ||
 	    w <= 0 || h <= 0) {
 		gboolean has_w, has_h, has_vb;
@@ -190,6 +179,33 @@ static int raster_svg(const void *data, size_t len, unsigned px, uint8_t *rgba)
 	if (w > RASTER_CANVAS_MAX || h > RASTER_CANVAS_MAX)
 		return log_debug_errno(-EINVAL, "SVG canvas %gx%g is too large",
 				       w, h);
+	*ret_w = w;
+	*ret_h = h;
+	return 0;
+}
+
+/* Draw an SVG already checked (svg_self_contained, or a wrapper of ours
+ * around one) at px×px into straight RGBA. */
+static int svg_draw(const void *data, size_t len, unsigned px, uint8_t *rgba)
+{
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GObject) obj = NULL;
+	RsvgHandle *handle;
+	cairo_surface_t *surface;
+	cairo_t *cr;
+	double w, h;
+	RsvgRectangle viewport;
+	gboolean ok;
+	int r;
+
+	handle = rsvg_handle_new_from_data(data, len, &error);
+	obj = (GObject *)handle;
+	if (!handle)
+		return log_debug_errno(-EINVAL, "not a usable SVG: %s",
+				       error->message);
+	r = svg_size(handle, &w, &h);
+	if (r < 0)
+		return r;
 	fit(w, h, px, &viewport.x, &viewport.y, &viewport.width,
 	    &viewport.height);
 
@@ -210,6 +226,84 @@ static int raster_svg(const void *data, size_t len, unsigned px, uint8_t *rgba)
 	if (!ok)
 		return log_debug_errno(-EINVAL, "cannot render SVG: %s",
 				       error->message);
+	return 0;
+}
+
+static int raster_svg(const void *data, size_t len, unsigned px, uint8_t *rgba)
+{
+	if (!svg_self_contained(data, len))
+		return log_debug_errno(-EINVAL, "SVG refers to other files");
+	return svg_draw(data, len, px, rgba);
+}
+
+/* The symbolic encoding of an SVG (RASTER_SYMBOLIC), made as GTK makes it:
+ * the icon included (as a data: URL) into a document of its own size whose
+ * style sheet paints every rect, circle and path in one colour and one of
+ * the classes "success", "warning" and "error" in another, drawn once for
+ * each class; the first drawing's alpha is the icon's, and each drawing's
+ * red channel is that class's share. */
+static int raster_symbolic(const void *data, size_t len, unsigned px,
+			   uint8_t *rgba)
+{
+	static const char *const classes[] = { "success", "warning", "error" };
+	g_autoptr(GError) error = NULL;
+	g_autoptr(GObject) obj = NULL;
+	_cleanup_free_ uint8_t *plane = NULL;
+	g_autofree char *b64 = NULL;
+	RsvgHandle *handle;
+	double w, h;
+	int r;
+
+	if (!svg_self_contained(data, len))
+		return log_debug_errno(-EINVAL, "SVG refers to other files");
+	handle = rsvg_handle_new_from_data(data, len, &error);
+	obj = (GObject *)handle;
+	if (!handle)
+		return log_debug_errno(-EINVAL, "not a usable SVG: %s",
+				       error->message);
+	r = svg_size(handle, &w, &h);
+	if (r < 0)
+		return r;
+	plane = calloc((size_t)px * px, 4);
+	if (!plane)
+		return -ENOMEM;
+	b64 = g_base64_encode(data, len);
+	for (unsigned c = 0; c < ELEMENTSOF(classes); c++) {
+		g_autoptr(GString) doc = g_string_new(NULL);
+
+		g_string_printf(
+			doc,
+			"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+			"<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" "
+			"xmlns:xi=\"http://www.w3.org/2001/XInclude\" "
+			"width=\"%d\" height=\"%d\">\n"
+			"<style type=\"text/css\">\n"
+			"rect,circle,path { fill: rgb(0,255,0) !important; }\n",
+			(int)(w + 0.5), (int)(h + 0.5));
+		/* in GTK's order, which decides for a part of two classes */
+		for (unsigned k = 1; k <= ELEMENTSOF(classes); k++) {
+			unsigned i = k % ELEMENTSOF(classes);
+
+			g_string_append_printf(
+				doc, ".%s { fill: %s !important; }\n",
+				classes[i],
+				i == c ? "rgb(255,0,0)" : "rgb(0,255,0)");
+		}
+		g_string_append_printf(
+			doc,
+			"</style>\n"
+			"<xi:include href=\"data:text/xml;base64,%s\"/>\n"
+			"</svg>\n",
+			b64);
+		r = svg_draw(doc->str, doc->len, px, plane);
+		if (r < 0)
+			return r;
+		for (size_t i = 0; i < (size_t)px * px; i++) {
+			if (c == 0)
+				rgba[i * 4 + 3] = plane[i * 4 + 3];
+			rgba[i * 4 + c] = plane[i * 4];
+		}
+	}
 	return 0;
 }
 
@@ -368,12 +462,18 @@ int raster_render(const void *data, size_t len, enum icon_ext format,
 	_cleanup_free_ uint8_t *rgba = NULL;
 	int r;
 
-	if (px < 1 || px > RASTER_PX_MAX || len > RASTER_SOURCE_MAX)
+	bool symbolic = px & RASTER_SYMBOLIC;
+
+	px = raster_px(px);
+	if (px < 1 || px > RASTER_PX_MAX || len > RASTER_SOURCE_MAX ||
+	    (symbolic && format != ICON_EXT_SVG))
 		return -EINVAL;
 	rgba = calloc((size_t)px * px, 4);
 	if (!rgba)
 		return -ENOMEM;
-	if (format == ICON_EXT_SVG)
+	if (symbolic)
+		r = raster_symbolic(data, len, px, rgba);
+	else if (format == ICON_EXT_SVG)
 		r = raster_svg(data, len, px, rgba);
 	else
 		r = raster_bitmap(data, len, format, px, rgba);

@@ -23,13 +23,28 @@
 /* Largest source file accepted. */
 #define RASTER_SOURCE_MAX (16 * 1024 * 1024)
 
+/* A render's pixel size with this bit set asks for GTK's pre-encoded
+ * symbolic PNG of an SVG at the size in the other bits: what
+ * gtk-encode-symbolic-svg writes, and what GTK 3 and 4 make of a symbolic
+ * SVG before they recolour it. The alpha channel is the icon drawn in one
+ * colour; red, green and blue are the shares of its "success", "warning"
+ * and "error" parts, the foreground being the rest. Carried as one number
+ * wherever a render is named (the blob table's key, the workers' protocol),
+ * so the two pictures of one source at one size are two renders. */
+#define RASTER_SYMBOLIC (1u << 16)
+
+static inline unsigned raster_px(unsigned px)
+{
+	return px & ~RASTER_SYMBOLIC;
+}
+
 /* Load what decoding needs (gdk-pixbuf's loader modules) ahead of the
  * first render, before the worker is confined. */
 void raster_prepare(void);
 
-/* Render `data` (a whole source file) at px×px. On success returns 0 and a
- * malloc()ed PNG in *ret_png; -EINVAL for a source that cannot be decoded,
- * -ENOMEM. */
+/* Render `data` (a whole source file) at px×px (| RASTER_SYMBOLIC: its
+ * symbolic encoding, SVG only). On success returns 0 and a malloc()ed PNG
+ * in *ret_png; -EINVAL for a source that cannot be decoded, -ENOMEM. */
 int raster_render(const void *data, size_t len, enum icon_ext format,
 		  unsigned px, void **ret_png, size_t *ret_len);
 

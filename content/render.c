@@ -214,7 +214,8 @@ int render_pool_render(struct render_pool *p, const void *data, size_t len,
 	struct worker *w = NULL;
 	int r;
 
-	if (len > RASTER_SOURCE_MAX || px < 1 || px > RASTER_PX_MAX)
+	if (len > RASTER_SOURCE_MAX || raster_px(px) < 1 ||
+	    raster_px(px) > RASTER_PX_MAX)
 		return -EINVAL;
 	r = worker_take(p, deadline, &w);
 	if (r < 0)

@@ -22,8 +22,8 @@
  * 7 per-size symbolic SVGs and KDE's SVGs in size views, 8 Qt's SVGs
  * there too, 9 no @2 directories under gtk, 10 the cache's names at
  * their own and the asked sizes only, 11 its values aligned, 12 a user's
- * own rows deflated). */
-#define SYNTH_FORMAT  "12"
+ * own rows deflated, 13 every symbolic SVG pre-encoded under gtk). */
+#define SYNTH_FORMAT  "13"
 
 /* What a stored row says made it: this version and format, and the rules
  * of the lookup that built it (the files differ per toolkit). */
@@ -407,15 +407,26 @@ static int build_icon_cache(struct synth *s, struct lookup *l,
 	return synth_file_icon_cache(s, l, theme, (GBytes **)ret);
 }
 
+/* "PX NAME" entries by PX, then NAME. */
+static gint entry_cmp(gconstpointer a, gconstpointer b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	long px = strtol(x, NULL, 10), py = strtol(y, NULL, 10);
+
+	return px != py ? (px < py ? -1 : 1) : strcmp(x, y);
+}
+
 static int build_symbolic_pngs(struct synth *s, struct lookup *l,
 			       const char *theme, gpointer *ret)
 {
-	g_autoptr(GPtrArray) all = NULL;
+	g_autoptr(GPtrArray) all = NULL, svg = NULL;
+	g_autoptr(GHashTable) own = g_hash_table_new(g_str_hash, g_str_equal);
 	GPtrArray *kept;
 	int r;
 
-	(void)s;
 	r = lookup_symbolic_pngs(l, theme, &all);
+	if (r >= 0 && lookup_rules(l) == LOOKUP_RULES_GTK)
+		r = synth_names(s, l, theme, true, &svg);
 	if (r < 0)
 		return r;
 	/* "x.symbolic" of a name that is not symbolic is an icon like any
@@ -424,20 +435,27 @@ static int build_symbolic_pngs(struct synth *s, struct lookup *l,
 	for (unsigned i = 0; i < all->len; i++) {
 		const char *name = strchr(all->pdata[i], ' ');
 
-		if (name && view_is_symbolic_png(name + 1))
+		if (name && view_is_symbolic_png(name + 1)) {
 			g_ptr_array_add(kept, g_strdup(all->pdata[i]));
+			g_hash_table_add(own, all->pdata[i]);
+		}
 	}
+	/* under gtk, every symbolic SVG the theme lacks a file of at
+	 * SYNTH_SYMBOLIC_PX for, encoded as GTK encodes it (tree.c) */
+	for (unsigned i = 0; svg && i < svg->len; i++) {
+		const char *name = svg->pdata[i];
+		g_autofree char *e = NULL;
+
+		if (!view_is_symbolic(name) || view_is_symbolic_png(name))
+			continue;
+		e = g_strdup_printf("%d %s.symbolic", SYNTH_SYMBOLIC_PX, name);
+		if (g_hash_table_contains(own, e))
+			continue;
+		g_ptr_array_add(kept, g_steal_pointer(&e));
+	}
+	g_ptr_array_sort(kept, entry_cmp);
 	*ret = kept;
 	return 0;
-}
-
-/* "PX NAME" entries by PX, then NAME. */
-static gint entry_cmp(gconstpointer a, gconstpointer b)
-{
-	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
-	long px = strtol(x, NULL, 10), py = strtol(y, NULL, 10);
-
-	return px != py ? (px < py ? -1 : 1) : strcmp(x, y);
 }
 
 static int build_symbolic_svgs(struct synth *s, struct lookup *l,

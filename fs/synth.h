@@ -50,10 +50,14 @@ int synth_sizes(struct lookup *l, const char *theme, GArray **ret);
 int synth_names(struct synth *s, struct lookup *l, const char *theme, bool svg,
 		GPtrArray **ret);
 
-/* GTK's pre-encoded symbolic icons of `theme`'s chain
- * (lookup_symbolic_pngs' "PX NAME" entries), which a size view lists only
- * at PX, and only at scale 1: GTK takes NAME.symbolic.png of an exact-size directory before the
- * SVG, and recolours it without rendering. A new reference. */
+/* GTK's pre-encoded symbolic icons ("PX NAME.symbolic" entries, sorted),
+ * which a size view lists only at PX, and only at scale 1: GTK takes
+ * NAME.symbolic.png of an exact-size directory before the SVG, and
+ * recolours it without drawing anything. Those of `theme`'s chain
+ * (lookup_symbolic_pngs()) and, under gtk, one at SYNTH_SYMBOLIC_PX for
+ * each symbolic name of scalable/ that has none there, encoded from its
+ * SVG by the render workers. A new reference. */
+#define SYNTH_SYMBOLIC_PX 16
 int synth_symbolic_pngs(struct synth *s, struct lookup *l, const char *theme,
 			GPtrArray **ret);
 

@@ -492,6 +492,45 @@ static bool sizedir_svg(struct tree *t, struct request *x, const char *theme,
 	       synth_list_has(sized, name);
 }
 
+/* GTK's pre-encoded NAME.symbolic.png in a size view: the theme's own file
+ * of exactly that size as it is (a rescale would be another picture than
+ * GTK's own of the SVG); else, under gtk, the SVG that GTK draws for NAME
+ * at that size, encoded as GTK encodes it before recolouring
+ * (RASTER_SYMBOLIC), so that GTK recolours it without drawing the SVG
+ * (synth_symbolic_pngs() says where it is listed). The flat views render
+ * NAME.symbolic like any other name. */
+static int resolve_symbolic_png(struct tree *t, struct request *x,
+				enum request_mode mode, const char *theme,
+				const char *name, int size, int scale,
+				struct icon_content *ret)
+{
+	g_autofree char *source = NULL, *svg = NULL, *plain = NULL;
+	int ext, r;
+
+	r = lookup_icon(x->l, theme, name, size, scale, &source, &ext);
+	if (r == 0) {
+		r = content_resolve(x->content, x->blobs, source, ext,
+				    (unsigned)(size * scale), CONTENT_STORED_ONLY,
+				    ret);
+		if (r == 0 && ret->native)
+			return 0;
+		if (r == 0)
+			icon_content_clear(ret);
+		if (r == -EIO)
+			return r;
+	}
+	if (t->rules != LOOKUP_RULES_GTK || scale != 1)
+		return -ENOENT;
+	plain = g_strndup(name, strlen(name) - strlen(".symbolic"));
+	r = lookup_icon(x->l, theme, plain, size, 1, &svg, &ext);
+	if (r < 0 || ext != ICON_EXT_SVG)
+		return -ENOENT;
+	r = content_resolve(x->content, x->blobs, svg, ext,
+			    (unsigned)size | RASTER_SYMBOLIC,
+			    request_content_flags(mode), ret);
+	return r == -EIO || r == -EAGAIN ? r : r < 0 ? -ENOENT : 0;
+}
+
 /* Resolve an icon file of directory kind `dir`: TREE_ICON at size·scale
  * pixels, TREE_SVG as the SVG its nominal-size lookup picks in scalable/
  * and its size·scale lookup picks in a size view. */
@@ -531,6 +570,9 @@ static int resolve_icon(struct tree *t, struct request *x,
 	if (resolved_take(x->resolved, theme, size, scale, name, x->generation_seen,
 			  ret))
 		return 0;
+	if (dir == TREE_SIZEDIR && view_is_symbolic_png(name))
+		return resolve_symbolic_png(t, x, mode, theme, name, size,
+					    scale, ret);
 	r = lookup_icon(x->l, theme, name, size, scale, &source, &ext);
 	if (r < 0)
 		return r;
@@ -539,19 +581,6 @@ static int resolve_icon(struct tree *t, struct request *x,
 	if (dir == TREE_SIZEDIR && t->rules == LOOKUP_RULES_KDE &&
 	    ext == ICON_EXT_SVG)
 		return -ENOENT;
-	if (dir == TREE_SIZEDIR && view_is_symbolic_png(name)) {
-		/* GTK's pre-encoded file as it is, or nothing: a rescale would
-		 * be another picture than GTK's own of the SVG (the flat views
-		 * render it like any other) */
-		r = content_resolve(x->content, x->blobs, source, ext,
-				    (unsigned)(size * scale), CONTENT_STORED_ONLY,
-				    ret);
-		if (r == 0 && !ret->native) {
-			icon_content_clear(ret);
-			r = -ENOENT;
-		}
-		return r == -EIO ? r : r < 0 ? -ENOENT : 0;
-	}
 	r = content_resolve(x->content, x->blobs, source, ext,
 			    (unsigned)(size * scale),
 			    request_content_flags(mode) |
