@@ -158,8 +158,14 @@ TEST(icon_views)
 
 	ASSERT_EQ_INT(tree_fixture_setup(&c, NULL), 0);
 	/* the theme's icons, its parents' and hicolor's, the unthemed ones;
-	 * no symbolic PNG in a size view */
+	 * a symbolic SVG as GTK's pre-encoded PNG at 16 px only, never as
+	 * NAME.png */
 	sized = listing_problem(&c, "icons/t/16x16", "icons/t",
+				"a.png c.png h.png loose.png "
+				"b-symbolic.symbolic.png");
+	ASSERT_EQ_STR(sized, "");
+	g_free(sized);
+	sized = listing_problem(&c, "icons/t/22x22", "icons/t",
 				"a.png c.png h.png loose.png");
 	ASSERT_EQ_STR(sized, "");
 	scalable = listing_problem(&c, "icons/t/scalable", "icons/t",

@@ -1,5 +1,6 @@
 /* Rasterizing: exact pixel sizes for square, wide and tall SVGs and for
- * PNGs of another size; centering with transparent padding; bad input. */
+ * PNGs of another size; centering with transparent padding; bad input;
+ * GTK's symbolic encoding. */
 #include <errno.h>
 #include <png.h>
 
@@ -174,5 +175,67 @@ TEST(refused_svgs)
 	free(out);
 }
 
+/* GTK's symbolic encoding: alpha the icon's, red, green and blue the
+ * shares of its success, warning and error parts, 0 for the foreground
+ * whatever its own colour; SVG only; an SVG that includes another file is
+ * refused as it is for a picture. */
+TEST(symbolic)
+{
+	/* four 4x16 columns: foreground (its own colour ignored), success,
+	 * warning, error (an ellipse is not repainted: its own red stays) */
+	static const char svg[] =
+		"<svg xmlns='http://www.w3.org/2000/svg' width='16' height='16'>"
+		"<rect width='4' height='16' fill='#123456'/>"
+		"<rect x='4' width='4' height='16' class='success'/>"
+		"<path d='M8 0h4v16h-4z' class='warning'/>"
+		"<rect x='12' width='4' height='8' class='error' fill='blue'/>"
+		"<ellipse cx='14' cy='12' rx='2' ry='4' fill='#ff0000'/></svg>";
+	static const char include[] =
+		"<svg xmlns='http://www.w3.org/2000/svg' "
+		"xmlns:xi='http://www.w3.org/2001/XInclude'>"
+		"<xi:include href='/etc/passwd'/></svg>";
+	static const unsigned expect[][3] = { { 0, 0, 0 },
+					      { 255, 0, 0 },
+					      { 0, 255, 0 },
+					      { 0, 0, 255 } };
+	void *png = NULL;
+	size_t len;
+	unsigned w = 0, h = 0;
+	unsigned char *px;
+
+	ASSERT_EQ_INT(raster_render(svg, strlen(svg), ICON_EXT_SVG,
+				    16 | RASTER_SYMBOLIC, &png, &len),
+		      0);
+	px = decode(png, len, &w, &h);
+	free(png);
+	ASSERT_TRUE(px != NULL);
+	ASSERT_EQ_INT(w, 16);
+	ASSERT_EQ_INT(h, 16);
+	for (unsigned col = 0; col < 4; col++) {
+		const unsigned char *p = px + (4 * (col * 4 + 1)) + 16 * 4 * 2;
+
+		ASSERT_EQ_INT(p[0], expect[col][0]);
+		ASSERT_EQ_INT(p[1], expect[col][1]);
+		ASSERT_EQ_INT(p[2], expect[col][2]);
+		ASSERT_EQ_INT(p[3], 255);
+	}
+	/* the ellipse keeps its own red in every drawing, as GTK's does */
+	ASSERT_EQ_INT(px[(12 * 16 + 14) * 4], 255);
+	ASSERT_EQ_INT(px[(12 * 16 + 14) * 4 + 1], 255);
+	ASSERT_EQ_INT(px[(12 * 16 + 14) * 4 + 2], 255);
+	free(px);
+
+	ASSERT_EQ_INT(raster_render("\x89PNG\r\n", 6, ICON_EXT_PNG,
+				    16 | RASTER_SYMBOLIC, &png, &len),
+		      -EINVAL);
+	ASSERT_EQ_INT(raster_render(include, strlen(include), ICON_EXT_SVG,
+				    16 | RASTER_SYMBOLIC, &png, &len),
+		      -EINVAL);
+	ASSERT_EQ_INT(raster_render(svg, strlen(svg), ICON_EXT_SVG,
+				    RASTER_SYMBOLIC, &png, &len),
+		      -EINVAL);
+}
+
 TEST_MAIN(TEST_CASE(square_svg), TEST_CASE(refused_svgs),
-	  TEST_CASE(aspect_kept), TEST_CASE(png_resample), TEST_CASE(bad_input))
+	  TEST_CASE(aspect_kept), TEST_CASE(png_resample), TEST_CASE(bad_input),
+	  TEST_CASE(symbolic))

@@ -146,26 +146,38 @@ TEST(stored_for_the_next_mount)
 	fixture_free(f);
 }
 
-/* GTK's pre-encoded symbolic PNGs: of symbolic names, in Fixed
- * directories, each at its directory's size. */
+/* GTK's pre-encoded symbolic PNGs: the theme's own, of symbolic names, in
+ * Fixed directories, each at its directory's size; under gtk, one at 16 px
+ * for every symbolic SVG without its own there, under kde none. */
 TEST(symbolic_pngs)
 {
 	struct fixture *f = fixture_new();
-	struct synth *s = NULL;
-	g_autoptr(GPtrArray) list = NULL;
+	struct synth *s = NULL, *k = NULL;
+	struct lookup *kde = NULL;
+	g_autoptr(GPtrArray) list = NULL, own = NULL;
 
 	fixture_themes(f);
 	fixture_png(f, "t/16/b-symbolic.symbolic.png", 16);
 	fixture_png(f, "t/16/plain.symbolic.png", 16); /* not a symbolic name */
 	fixture_png(f, "t/32/c-symbolic.symbolic.png", 32); /* Threshold */
+	fixture_write(f, "t/scalable/d-symbolic-rtl.svg", fixture_svg(), -1);
 	ASSERT_EQ_INT(fixture_index(f), 0);
 	ASSERT_EQ_INT(synth_new(NULL, &s), 0);
 	ASSERT_EQ_INT(synth_symbolic_pngs(s, f->l, "t", &list), 0);
-	ASSERT_EQ_INT(list->len, 1);
+	ASSERT_EQ_INT(list->len, 2);
 	ASSERT_EQ_STR(list->pdata[0], "16 b-symbolic.symbolic");
+	ASSERT_EQ_STR(list->pdata[1], "16 d-symbolic-rtl.symbolic");
 	ASSERT_EQ_STR(synth_entry_at(list->pdata[0], 16), "b-symbolic.symbolic");
 	ASSERT_TRUE(synth_entry_at(list->pdata[0], 32) == NULL);
 	ASSERT_TRUE(synth_entry_at(list->pdata[0], 1) == NULL);
+
+	ASSERT_EQ_INT(lookup_new(f->db, LOOKUP_RULES_KDE, &kde), 0);
+	ASSERT_EQ_INT(synth_new(NULL, &k), 0);
+	ASSERT_EQ_INT(synth_symbolic_pngs(k, kde, "t", &own), 0);
+	ASSERT_EQ_INT(own->len, 1);
+	ASSERT_EQ_STR(own->pdata[0], "16 b-symbolic.symbolic");
+	synth_free(k);
+	lookup_free(kde);
 	synth_free(s);
 	fixture_free(f);
 }

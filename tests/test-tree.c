@@ -2,7 +2,7 @@
  * that listings and lookups agree on, one name per directory, reference
  * counts, tracked misses and invalidations bounded by what the kernel
  * holds. Icons here are PNGs of the asked size (no render), but for the
- * deferred render of a lookup. */
+ * deferred render of a lookup and the pre-encoded symbolic PNGs. */
 #include <errno.h>
 
 #include "test.h"
@@ -202,5 +202,104 @@ TEST(deferred)
 	tree_fixture_teardown(&c);
 }
 
+/* The bytes of file `path`, resolved and rendered (malloc()ed). */
+static void *file_bytes(struct tree_fixture *c, const char *path,
+			size_t *ret_len, unsigned *ret_px)
+{
+	struct tree_node n = { 0 };
+	struct stat st;
+	double timeout;
+	uint64_t ino;
+	void *data = NULL;
+
+	if (tree_fixture_walk(c, path, &ino, &st, &timeout) < 0 ||
+	    tree_node_get(c->tree, ino, &n, NULL) < 0)
+		return NULL;
+	*ret_px = n.content.px;
+	if (content_load(c->content, c->x.blobs, &n.content, false, &data,
+			 ret_len) < 0 ||
+	    *ret_len != (size_t)st.st_size)
+		data = NULL;
+	tree_node_clear(&n);
+	return data;
+}
+
+/* Under gtk, a symbolic SVG is also GTK's pre-encoded NAME.symbolic.png in
+ * a size view at scale 1 (rendered like a deferred lookup of any other
+ * name), another render than the flat view's picture of the same size. */
+TEST(symbolic_encoded)
+{
+	struct tree_fixture c = { 0 };
+	struct content_counters *k;
+	struct stat st;
+	double timeout = 0;
+	uint64_t dir, ino;
+	unsigned long long renders;
+	_cleanup_free_ void *enc = NULL, *pic = NULL;
+	size_t enc_len = 0, pic_len = 0;
+	unsigned enc_px = 0, pic_px = 0;
+
+	ASSERT_EQ_INT(tree_fixture_setup(&c, NULL), 0);
+	k = content_counters(c.content);
+	ASSERT_EQ_INT(tree_fixture_walk(&c, "icons/t/16x16", &dir, &st,
+					&timeout),
+		      0);
+	renders = atomic_load(&k->renders);
+	ASSERT_EQ_INT(tree_lookup(c.tree, &c.x, REQUEST_DEFER, dir,
+				  "b-symbolic.symbolic.png", &ino, &st,
+				  &timeout),
+		      1);
+	ASSERT_EQ_INT(tree_node_settle(c.tree, &c.x, REQUEST_RENDER, ino, NULL,
+				       &st),
+		      0);
+	ASSERT_TRUE(st.st_size > 60);
+	ASSERT_EQ_INT(atomic_load(&k->renders), renders + 1);
+	enc = file_bytes(&c, "icons/t/16x16/b-symbolic.symbolic.png", &enc_len,
+			 &enc_px);
+	ASSERT_TRUE(enc != NULL);
+	ASSERT_EQ_INT(enc_px, 16 | RASTER_SYMBOLIC);
+	pic = file_bytes(&c, "16/b-symbolic.png", &pic_len, &pic_px);
+	ASSERT_TRUE(pic != NULL);
+	ASSERT_EQ_INT(pic_px, 16);
+	ASSERT_TRUE(enc_len != pic_len || memcmp(enc, pic, enc_len) != 0);
+	ASSERT_EQ_INT(atomic_load(&k->renders), renders + 2);
+	/* named, any size view of scale 1 has it; never at scale 2, nor for
+	 * a name that is not symbolic */
+	ASSERT_EQ_INT(tree_fixture_walk(&c, "icons/t/22x22/b-symbolic.symbolic.png",
+					&ino, &st, &timeout),
+		      0);
+	ASSERT_EQ_INT(tree_fixture_walk(&c, "icons/t/16x16@2/b-symbolic.symbolic.png",
+					&ino, &st, &timeout),
+		      -ENOENT);
+	ASSERT_EQ_INT(tree_fixture_walk(&c, "icons/t/16x16/a.symbolic.png",
+					&ino, &st, &timeout),
+		      -ENOENT);
+	tree_fixture_teardown(&c);
+}
+
+static void bitmap_symbolic(struct fixture *f)
+{
+	fixture_png(f, "parent/48/c-symbolic.png", 48);
+}
+
+/* A symbolic name whose source is a bitmap has no encoding. */
+TEST(symbolic_bitmap)
+{
+	struct tree_fixture c = { 0 };
+	struct stat st;
+	double timeout = 0;
+	uint64_t ino;
+
+	ASSERT_EQ_INT(tree_fixture_setup(&c, bitmap_symbolic), 0);
+	ASSERT_EQ_INT(tree_fixture_walk(&c, "48/c-symbolic.png", &ino, &st,
+					&timeout),
+		      0);
+	ASSERT_EQ_INT(tree_fixture_walk(&c, "icons/t/48x48/c-symbolic.symbolic.png",
+					&ino, &st, &timeout),
+		      -ENOENT);
+	tree_fixture_teardown(&c);
+}
+
 TEST_MAIN(TEST_CASE(names), TEST_CASE(inos_and_forget),
-	  TEST_CASE(invalidations), TEST_CASE(deferred))
+	  TEST_CASE(invalidations), TEST_CASE(deferred),
+	  TEST_CASE(symbolic_encoded), TEST_CASE(symbolic_bitmap))
