@@ -33,6 +33,7 @@
 #include "lookup.h"
 #include "lookup-chain.h"
 #include "render.h"
+#include "synth.h"
 #include "time-util.h"
 #include "view.h"
 
@@ -65,6 +66,7 @@ struct prerender {
 	const char *theme;
 	GPtrArray *names;
 	GArray *sizes;	   /* struct px_size */
+	bool symbolic;	   /* names are rendered as GTK's symbolic encoding */
 	atomic_ulong next; /* next item: size index * names + name index */
 	atomic_ulong done;
 
@@ -160,6 +162,23 @@ static void theme_sizes(const struct size_plan *plan, struct lookup *l,
 	*ret = g_steal_pointer(&sizes);
 }
 
+/* Whether the mount encodes symbolic `name` of `theme` at `size` from an
+ * SVG (fs/tree.c): the theme has no pre-encoded file of the name, and GTK
+ * draws an SVG for it at that size (*ret_source, *ret_ext). */
+static bool symbolic_source(struct lookup *l, const char *theme,
+			    const char *name, int size, char **ret_source,
+			    int *ret_ext)
+{
+	g_autofree char *encoded = g_strconcat(name, ".symbolic", NULL);
+	g_autofree char *own = NULL;
+	int ext;
+
+	if (lookup_icon(l, theme, encoded, size, 1, &own, &ext) == 0)
+		return false;
+	return lookup_icon(l, theme, name, size, 1, ret_source, ret_ext) == 0 &&
+	       *ret_ext == ICON_EXT_SVG;
+}
+
 static void *prerender_thread(void *arg)
 {
 	struct prerender *p = arg;
@@ -186,11 +205,18 @@ static void *prerender_thread(void *arg)
 			atomic_store(&p->full, true);
 			break;
 		}
-		if (lookup_icon(l, p->theme, name, s->size, s->scale, &src,
-				&ext) == 0 &&
-		    content_resolve(p->content, b, src, ext,
-				    (unsigned)(s->size * s->scale), 0, &ic) < 0)
-			atomic_fetch_add(&p->failed, 1);
+		if (p->symbolic ? symbolic_source(l, p->theme, name, s->size,
+						  &src, &ext)
+				: lookup_icon(l, p->theme, name, s->size,
+					      s->scale, &src, &ext) == 0) {
+			unsigned px = (unsigned)(s->size * s->scale);
+
+			if (content_resolve(p->content, b, src, ext,
+					    p->symbolic ? px | RASTER_SYMBOLIC
+							: px,
+					    0, &ic) < 0)
+				atomic_fetch_add(&p->failed, 1);
+		}
 		icon_content_clear(&ic);
 		done = atomic_fetch_add(&p->done, 1) + 1;
 		if (p->tty && (done % 64 == 0 || done == total))
@@ -200,27 +226,16 @@ static void *prerender_thread(void *arg)
 	return NULL;
 }
 
-/* Render every name of `theme` that is not symbolic (under icons/ those
- * are served as SVG) at its sizes. */
-static int prerender_theme(struct prerender *p, const struct cli_options *o,
-			   struct lookup *l, const char *theme)
+/* Render `names` of p->theme at `sizes` on every worker. */
+static void prerender_items(struct prerender *p, const struct cli_options *o,
+			    GPtrArray *names, GArray *sizes, bool symbolic)
 {
-	g_autoptr(GPtrArray) all = NULL;
-	g_autoptr(GPtrArray) names = g_ptr_array_new();
-	g_autoptr(GArray) sizes = NULL;
 	pthread_t threads[16];
-	int n_threads = o->workers, r;
+	int n_threads = o->workers;
 
-	r = lookup_names(l, theme, &all);
-	if (r < 0)
-		return log_error_errno(r, "cannot list theme '%s': %m", theme);
-	theme_sizes(p->plan, l, theme, &sizes);
-	for (guint i = 0; i < all->len; i++)
-		if (!view_is_symbolic(all->pdata[i]))
-			g_ptr_array_add(names, all->pdata[i]);
-	p->theme = theme;
 	p->names = names;
 	p->sizes = sizes;
+	p->symbolic = symbolic;
 	atomic_store(&p->next, 0);
 	atomic_store(&p->done, 0);
 	for (int i = 0; i < n_threads; i++)
@@ -230,6 +245,37 @@ static int prerender_theme(struct prerender *p, const struct cli_options *o,
 		(void)pthread_join(threads[i], NULL);
 	if (p->tty)
 		fprintf(stderr, "\r\033[K");
+}
+
+/* Render every name of `theme` that is not symbolic (under icons/ those
+ * are served as SVG) at its sizes; under gtk, then every symbolic one as
+ * GTK's encoding at SYNTH_SYMBOLIC_PX, as the mount serves them. */
+static int prerender_theme(struct prerender *p, const struct cli_options *o,
+			   struct lookup *l, const char *theme)
+{
+	g_autoptr(GPtrArray) all = NULL;
+	g_autoptr(GPtrArray) names = g_ptr_array_new();
+	g_autoptr(GPtrArray) symbolic = g_ptr_array_new();
+	g_autoptr(GArray) sizes = NULL;
+	g_autoptr(GArray) encoded = g_array_new(FALSE, FALSE,
+						sizeof(struct px_size));
+	int r;
+
+	r = lookup_names(l, theme, &all);
+	if (r < 0)
+		return log_error_errno(r, "cannot list theme '%s': %m", theme);
+	theme_sizes(p->plan, l, theme, &sizes);
+	for (guint i = 0; i < all->len; i++)
+		if (!view_is_symbolic(all->pdata[i]))
+			g_ptr_array_add(names, all->pdata[i]);
+		else if (!view_is_symbolic_png(all->pdata[i]))
+			g_ptr_array_add(symbolic, all->pdata[i]);
+	p->theme = theme;
+	prerender_items(p, o, names, sizes, false);
+	if (p->rules == LOOKUP_RULES_GTK && !atomic_load(&p->full)) {
+		add_size(encoded, SYNTH_SYMBOLIC_PX, 1);
+		prerender_items(p, o, symbolic, encoded, true);
+	}
 	printf("%s: %u icons at %u sizes%s\n", theme, names->len, sizes->len,
 	       atomic_load(&p->full) ? ", stopped: the byte budget is reached"
 				     : "");

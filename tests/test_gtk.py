@@ -2,7 +2,8 @@
 """Real clients through the mount: GTK 3 and GTK 4 (python3-gi) and Qt 5
 (PyQt5), with XDG_DATA_DIRS=MNT:<original>, resolve names of Papirus,
 breeze and Adwaita to files under the mount and load pixmaps of the asked
-size; -symbolic icons still load and recolour in GTK."""
+size; -symbolic icons still load and recolour in GTK, from GTK's
+pre-encoded NAME.symbolic.png at 16 px for themes that ship SVGs only."""
 import os
 import shutil
 import subprocess
@@ -34,6 +35,19 @@ def client(kind, theme, size, names, data_dirs):
     return [line.split("\t") for line in p.stdout.splitlines() if "\t" in line]
 
 
+def pixels(path):
+    """A PNG's size and straight RGBA bytes, as GdkPixbuf decodes it."""
+    code = ("import sys, gi; gi.require_version('GdkPixbuf', '2.0')\n"
+            "from gi.repository import GdkPixbuf\n"
+            "p = GdkPixbuf.Pixbuf.new_from_file(sys.argv[1])\n"
+            "w, h, s, n = p.get_width(), p.get_height(), p.get_rowstride(), p.get_n_channels()\n"
+            "d = p.get_pixels()\n"
+            "print(w, h, n, b''.join(d[y * s:y * s + w * n] for y in range(h)).hex())")
+    p = subprocess.run([PY, "-c", code, path], capture_output=True, text=True, timeout=60)
+    check_eq(p.returncode, 0, f"decode {path} ({p.stderr[-300:]})")
+    return p.stdout.strip()
+
+
 db = shared_db("real-index.sqlite")
 # what the clients below read reaches the daemon, not what an earlier
 # test's mount read ahead
@@ -60,9 +74,14 @@ with mounted(db, REAL_BASES, theme="Papirus") as mnt:
         check(f.read() == g.read(), f"24x24/{pre} is Adwaita's own file")
     check(pre in os.listdir(f"{mnt}/icons/Adwaita/24x24"), f"24x24 lists {pre}")
     for view in ("22x22", "24x24@2"):
-        check(not os.path.exists(f"{mnt}/icons/Adwaita/{view}/{pre}") and
-              pre not in os.listdir(f"{mnt}/icons/Adwaita/{view}"),
-              f"no {view}/{pre}: Adwaita has none of that size")
+        check(pre not in os.listdir(f"{mnt}/icons/Adwaita/{view}"),
+              f"no {view}/{pre} listed: Adwaita has none of that size")
+    # named, a scale-1 view has it made from the SVG, never Adwaita's own
+    # rescaled; a scale-2 view not at all
+    check_eq(os.getxattr(f"{mnt}/icons/Adwaita/22x22/{pre}", "user.iconfs.source").decode(),
+             "/usr/share/icons/Adwaita/scalable/places/folder-symbolic.svg",
+             f"22x22/{pre} named: encoded from the SVG")
+    check(not os.path.exists(f"{mnt}/icons/Adwaita/24x24@2/{pre}"), f"no 24x24@2/{pre}")
     for kind in ("gtk3", "gtk4"):
         for size in (16, 20, 48):
             stock = client(kind, "Adwaita", size, symbolic, original)
@@ -75,6 +94,40 @@ with mounted(db, REAL_BASES, theme="Papirus") as mnt:
                 check_eq(path, want, f"{kind} symbolic {name} {size} as stock ({spath})")
                 check_eq((dims, *red), (f"{size}x{size}", *(["red"] if red else [])),
                          f"{kind} {name} {size} loads and recolours")
+
+    # themes that ship symbolic icons as SVG only (Papirus, breeze): at 16 px
+    # GTK 3 and 4 take NAME.symbolic.png of the mount's 16x16, made from
+    # the SVG that stock draws, pixel for pixel what gtk-encode-symbolic-svg
+    # makes of it, and recolour it; at 24 px the SVG, as stock
+    for theme in ("Papirus", "breeze"):
+        for kind in ("gtk3", "gtk4"):
+            for size in (16, 24):
+                stock = client(kind, theme, size, symbolic, original)
+                via = client(kind, theme, size, symbolic, data_dirs)
+                for (name, spath, *_), (_, path, dims, *red) in zip(stock, via):
+                    check(spath.endswith(".svg"), f"stock {kind} {theme} {name} {size}: an SVG")
+                    if size == 16:
+                        check_eq(path, f"{mnt}/icons/{theme}/16x16/{name}.symbolic.png",
+                                 f"{kind} {theme} {name} {size} through the mount")
+                    else:
+                        check(path.startswith(f"{mnt}/icons/{theme}/") and
+                              path.endswith(f"/{name}.svg"),
+                              f"{kind} {theme} {name} {size} through the mount: {path}")
+                    check_eq(os.getxattr(path, "user.iconfs.source").decode(), spath,
+                             f"{kind} {theme} {name} {size}: made from stock's SVG")
+                    check_eq((dims, *red), (f"{size}x{size}", *(["red"] if red else [])),
+                             f"{kind} {theme} {name} {size} loads and recolours")
+        for name in symbolic:
+            served = f"{mnt}/icons/{theme}/16x16/{name}.symbolic.png"
+            out = tempfile.mkdtemp(dir=os.path.dirname(db))
+            src = os.getxattr(served, "user.iconfs.source").decode()
+            p = subprocess.run(["gtk-encode-symbolic-svg", "-o", out, src, "16x16"],
+                               capture_output=True, text=True, timeout=60)
+            check_eq(p.returncode, 0, f"gtk-encode-symbolic-svg {src} ({p.stderr[-300:]})")
+            made = os.path.join(out, f"{name}.symbolic.png")
+            check_eq(pixels(served), pixels(made),
+                     f"{theme} {name}.symbolic.png is gtk-encode-symbolic-svg's")
+            shutil.rmtree(out)
 
     # GTK's built-in icons (its GResource, attached only under hicolor's
     # real directory names) stay reachable: the same pick as stock, where
