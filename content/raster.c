@@ -157,12 +157,20 @@ static bool svg_self_contained(const char *data, size_t len)
 	return true;
 }
 
-/* An SVG's size in pixels, as gdk-pixbuf gives it: its intrinsic size,
- * else its viewBox's. */
-static int svg_size(RsvgHandle *handle, double *ret_w, double *ret_h)
+/* Parse an SVG: its handle (*ret, NULL on failure; unref it) and its size
+ * in pixels, as gdk-pixbuf gives it: its intrinsic size, else its
+ * viewBox's. */
+static int svg_load(const void *data, size_t len, RsvgHandle **ret,
+		    double *ret_w, double *ret_h)
 {
+	g_autoptr(GError) error = NULL;
+	RsvgHandle *handle = rsvg_handle_new_from_data(data, len, &error);
 	gdouble w = 0, h = 0;
 
+	*ret = handle;
+	if (!handle)
+		return log_debug_errno(-EINVAL, "not a usable SVG: %s",
+				       error->message);
 	if (!rsvg_handle_get_intrinsic_size_in_pixels(handle, &w, &h) ||
 	    w <= 0 || h <= 0) {
 		gboolean has_w, has_h, has_vb;
@@ -198,12 +206,8 @@ static int svg_draw(const void *data, size_t len, unsigned px, uint8_t *rgba)
 	gboolean ok;
 	int r;
 
-	handle = rsvg_handle_new_from_data(data, len, &error);
+	r = svg_load(data, len, &handle, &w, &h);
 	obj = (GObject *)handle;
-	if (!handle)
-		return log_debug_errno(-EINVAL, "not a usable SVG: %s",
-				       error->message);
-	r = svg_size(handle, &w, &h);
 	if (r < 0)
 		return r;
 	fit(w, h, px, &viewport.x, &viewport.y, &viewport.width,
@@ -246,7 +250,6 @@ static int raster_symbolic(const void *data, size_t len, unsigned px,
 			   uint8_t *rgba)
 {
 	static const char *const classes[] = { "success", "warning", "error" };
-	g_autoptr(GError) error = NULL;
 	g_autoptr(GObject) obj = NULL;
 	_cleanup_free_ uint8_t *plane = NULL;
 	g_autofree char *b64 = NULL;
@@ -256,12 +259,8 @@ static int raster_symbolic(const void *data, size_t len, unsigned px,
 
 	if (!svg_self_contained(data, len))
 		return log_debug_errno(-EINVAL, "SVG refers to other files");
-	handle = rsvg_handle_new_from_data(data, len, &error);
+	r = svg_load(data, len, &handle, &w, &h);
 	obj = (GObject *)handle;
-	if (!handle)
-		return log_debug_errno(-EINVAL, "not a usable SVG: %s",
-				       error->message);
-	r = svg_size(handle, &w, &h);
 	if (r < 0)
 		return r;
 	plane = calloc((size_t)px * px, 4);
