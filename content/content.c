@@ -400,7 +400,8 @@ static int content_render_now(struct content *c, int fd,
 		return -EIO;
 	}
 	retry_note(c, key, false);
-	/* the layer holds pictures only (asked.h) */
+	/* users ask the layer for pictures only (asked.h); it holds the
+	 * default theme's encodings anyway (iconfs render) */
 	if (!(k->px & RASTER_SYMBOLIC))
 		asked_note(c->asked, k->source, k->px);
 	/* the source's bytes, hashed: the render travels with them (blob.h) */

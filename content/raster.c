@@ -459,9 +459,8 @@ int raster_render(const void *data, size_t len, enum icon_ext format,
 		  unsigned px, void **ret_png, size_t *ret_len)
 {
 	_cleanup_free_ uint8_t *rgba = NULL;
-	int r;
-
 	bool symbolic = px & RASTER_SYMBOLIC;
+	int r;
 
 	px = raster_px(px);
 	if (px < 1 || px > RASTER_PX_MAX || len > RASTER_SOURCE_MAX ||
