@@ -98,15 +98,21 @@ static int px_size_cmp(const void *a, const void *b)
 	return x->scale != y->scale ? x->scale - y->scale : x->size - y->size;
 }
 
+/* Whether `sizes` (struct px_size) holds `s`. */
+static bool planned(GArray *sizes, const struct px_size *s)
+{
+	for (guint i = 0; i < sizes->len; i++)
+		if (px_size_cmp(&g_array_index(sizes, struct px_size, i), s) == 0)
+			return true;
+	return false;
+}
+
 static void add_size(GArray *sizes, int size, int scale)
 {
 	struct px_size s = { size, scale };
 
-	for (guint i = 0; i < sizes->len; i++)
-		if (px_size_cmp(&g_array_index(sizes, struct px_size, i), &s) ==
-		    0)
-			return;
-	g_array_append_val(sizes, s);
+	if (!planned(sizes, &s))
+		g_array_append_val(sizes, s);
 }
 
 /* --sizes at --scales (default 1), or by default the common sizes at
@@ -249,7 +255,8 @@ static void prerender_items(struct prerender *p, const struct cli_options *o,
 
 /* Render every name of `theme` that is not symbolic (under icons/ those
  * are served as SVG) at its sizes; under gtk, then every symbolic one as
- * GTK's encoding at SYNTH_SYMBOLIC_PX, as the mount serves them. */
+ * GTK's encoding at SYNTH_SYMBOLIC_PX when that size is planned, as the
+ * mount serves them. */
 static int prerender_theme(struct prerender *p, const struct cli_options *o,
 			   struct lookup *l, const char *theme)
 {
@@ -272,10 +279,10 @@ static int prerender_theme(struct prerender *p, const struct cli_options *o,
 			g_ptr_array_add(symbolic, all->pdata[i]);
 	p->theme = theme;
 	prerender_items(p, o, names, sizes, false);
-	if (p->rules == LOOKUP_RULES_GTK && !atomic_load(&p->full)) {
-		add_size(encoded, SYNTH_SYMBOLIC_PX, 1);
+	add_size(encoded, SYNTH_SYMBOLIC_PX, 1);
+	if (p->rules == LOOKUP_RULES_GTK && !atomic_load(&p->full) &&
+	    planned(sizes, &g_array_index(encoded, struct px_size, 0)))
 		prerender_items(p, o, symbolic, encoded, true);
-	}
 	printf("%s: %u icons at %u sizes%s\n", theme, names->len, sizes->len,
 	       atomic_load(&p->full) ? ", stopped: the byte budget is reached"
 				     : "");
