@@ -30,10 +30,11 @@ struct render_pool *render_pool_free(struct render_pool *p);
 /* Largest PNG a worker may answer with. */
 #define RENDER_PNG_MAX (64 * 1024 * 1024)
 
-/* 0 and the PNG of `data` at `px` (| RASTER_SYMBOLIC, raster.h). -EINVAL is the verdict on the source: it cannot be
- * decoded or is over a limit, and will fail the same way again. Any other
- * -errno (-ETIMEDOUT, -ENOMEM, -EPIPE for a worker that died, a spawn
- * failure) says nothing about the source: try again later. */
+/* 0 and the PNG of `data` at `px` (| RASTER_SYMBOLIC, raster.h). -EINVAL
+ * is the verdict on the source: it cannot be decoded or is over a limit,
+ * and will fail the same way again. Any other -errno (-ETIMEDOUT, -ENOMEM,
+ * -EPIPE for a worker that died, a spawn failure) says nothing about the
+ * source: try again later. */
 int render_pool_render(struct render_pool *p, const void *data, size_t len,
 		       enum icon_ext format, unsigned px, void **ret_png,
 		       size_t *ret_len);

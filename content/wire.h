@@ -1,8 +1,8 @@
 /* The render workers' protocol, spoken on a socketpair between the render
  * pool (render.h) and a worker program (worker.h), both built from this
  * tree; host byte order:
- *   request:  u32 px (| RASTER_SYMBOLIC), u32 format (enum icon_ext), u32 len, len bytes of
- *             source
+ *   request:  u32 px (| RASTER_SYMBOLIC), u32 format (enum icon_ext),
+ *             u32 len, len bytes of source
  *   reply:    i32 status (0 or -errno), u32 len, len bytes of PNG
  * and exact reads and writes on it under a deadline. Owns nothing. */
 #pragma once

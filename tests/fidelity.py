@@ -123,11 +123,10 @@ def same_pixels(a, b, drawn=False):
 
 
 def compare(kind, cases, stock, via, mnt):
-    """Per case: 'same' (GTK 3, Qt 6: every channel within 2, GTK 3's also
-    FAINT; GTK 4, KDE:
-    the same file, or the mount's file of that source), 'lost' (stock shows
-    one, the mount none), else the cause of the difference; and a table of
-    counts."""
+    """Per case: 'same' (GTK 3, Qt 6: every channel within 2, or for GTK 3
+    FAINT; GTK 4, KDE: the same file, or the mount's file of that source),
+    'lost' (stock shows one, the mount none), else the cause of the
+    difference; and a table of counts."""
     rows = []
     for case, s, v in zip(cases, stock, via):
         if not s["path"]:
