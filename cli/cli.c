@@ -76,13 +76,11 @@ const char *cli_shared_db(const struct cli_options *o)
 	return access(CLI_SHARED_DB, F_OK) == 0 ? CLI_SHARED_DB : NULL;
 }
 
-int cli_index(const struct cli_options *o, const char *mountpoint,
-	      unsigned flags, const struct scan_watcher *watcher,
-	      sqlite3 **ret_db, char ***ret_basedirs)
+int cli_index_prepare(const struct cli_options *o, const char *mountpoint,
+		      unsigned flags, struct index_pending *ret,
+		      char ***ret_basedirs)
 {
 	g_auto(GStrv) bases = basedirs_list(o->icon_dirs, mountpoint);
-	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
-	struct scan_stats st;
 	int r;
 
 	/* the default list names directories that need not exist; a list
@@ -97,13 +95,26 @@ int cli_index(const struct cli_options *o, const char *mountpoint,
 					    "from it",
 					    *d);
 	}
-	r = index_open(o->db, cli_shared_db(o), bases,
-		       flags | (o->no_shared_db ? INDEX_NOT_LAYERED : 0),
-		       watcher, &db, &st);
+	r = index_prepare(o->db, cli_shared_db(o), bases,
+			  flags | (o->no_shared_db ? INDEX_NOT_LAYERED : 0),
+			  ret);
+	if (r >= 0)
+		*ret_basedirs = g_steal_pointer(&bases);
+	return r;
+}
+
+int cli_index_refresh(const struct cli_options *o, unsigned flags,
+		      const struct scan_watcher *watcher,
+		      char *const *basedirs, struct index_pending *p)
+{
+	struct scan_stats st;
+	int r;
+
+	r = index_refresh(p, basedirs, flags, watcher, &st);
 	if (r < 0)
 		return r;
 	if (o->theme) {
-		r = theme_check(db, o->theme, o->theme_lenient);
+		r = theme_check(p->db, o->theme, o->theme_lenient);
 		if (r < 0)
 			return r;
 	}
@@ -112,9 +123,25 @@ int cli_index(const struct cli_options *o, const char *mountpoint,
 		       "%u problems, %.2f s\n",
 		       st.themes, st.dirs_read, st.icons, st.problems,
 		       st.seconds);
+	return 0;
+}
+
+int cli_index(const struct cli_options *o, const char *mountpoint,
+	      unsigned flags, const struct scan_watcher *watcher,
+	      sqlite3 **ret_db, char ***ret_basedirs)
+{
+	_cleanup_(index_pending_done) struct index_pending p = { NULL, false };
+	g_auto(GStrv) bases = NULL;
+	int r;
+
+	r = cli_index_prepare(o, mountpoint, flags, &p, &bases);
+	if (r >= 0)
+		r = cli_index_refresh(o, flags, watcher, bases, &p);
+	if (r < 0)
+		return r;
 	if (ret_basedirs)
 		*ret_basedirs = g_steal_pointer(&bases);
-	*ret_db = TAKE_PTR(db);
+	*ret_db = TAKE_PTR(p.db);
 	return 0;
 }
 

@@ -59,6 +59,17 @@ int cli_index(const struct cli_options *o, const char *mountpoint,
 	      unsigned flags, const struct scan_watcher *watcher,
 	      sqlite3 **ret_db, char ***ret_basedirs);
 
+/* cli_index() in two steps (index_prepare, index_refresh), for the mount,
+ * which refreshes once mounted: the first opens the index and gives the
+ * base directories; the second refreshes it, checks the --theme and
+ * prints the summary line. */
+int cli_index_prepare(const struct cli_options *o, const char *mountpoint,
+		      unsigned flags, struct index_pending *ret,
+		      char ***ret_basedirs);
+int cli_index_refresh(const struct cli_options *o, unsigned flags,
+		      const struct scan_watcher *watcher,
+		      char *const *basedirs, struct index_pending *p);
+
 /* A usage error (exit status 2 for the command, whatever it returns):
  * logged as one line. */
 void cli_usage_error(const char *fmt, ...) _printf_(1, 2);

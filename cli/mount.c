@@ -8,6 +8,7 @@
 #include "db.h"
 #include "desktop.h"
 #include "fs.h"
+#include "index.h"
 #include "log.h"
 #include "macro.h"
 #include "owner.h"
@@ -25,16 +26,48 @@ static void open_background_log(void)
 	log_open_background(file);
 }
 
+/* What the mount does once mounted, before it answers (fs_options'
+ * prepare): the index's refresh, then the synthesized files it dates. */
+struct mount_prepare {
+	const struct cli_options *o;
+	unsigned flags;
+	struct watch *watch;
+	char *const *basedirs;
+	struct index_pending *index;
+	const char *theme;
+	bool refreshed; /* before the mount already */
+};
+
+static void mount_prepare(void *userdata)
+{
+	struct mount_prepare *m = userdata;
+	sqlite3 *db = m->index->db;
+
+	/* a refresh that fails leaves the index as it was to serve; the
+	 * watcher's next stamp check tries again */
+	if (!m->refreshed &&
+	    cli_index_refresh(m->o, m->flags, watch_scanner(m->watch),
+			      m->basedirs, m->index) < 0)
+		log_error("cannot refresh the index: serving it as it is");
+	(void)cli_store_synth(db, m->theme, m->o->rules);
+	/* kept open, idle, for the whole mount (see its close below) */
+	db_release_cache(db);
+}
+
 int cli_mount(struct cli_options *o)
 {
 	_cleanup_close_ int lock_fd = -1; /* released last */
-	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	_cleanup_(index_pending_done) struct index_pending index = { 0 };
 	_cleanup_(watch_freep) struct watch *watch = NULL;
 	g_autofree char *mnt = cli_mountpoint(o);
 	g_autofree char *theme = NULL;
 	g_auto(GStrv) bases = NULL;
 	enum desktop_source source;
+	struct mount_prepare prepare;
 	struct fs_options fo;
+	unsigned flags = INDEX_CHECK | (o->foreground && isatty(STDOUT_FILENO)
+						? INDEX_PROGRESS
+						: 0);
 	int ready_fd = -1, r;
 
 	/* Into the background before anything starts a thread (GIO does, to
@@ -58,22 +91,25 @@ int cli_mount(struct cli_options *o)
 		return 1;
 	}
 	theme = desktop_theme(o->theme, &source);
-	/* The index is opened, checked, migrated and refreshed once, here;
-	 * the refresh watches each directory just before it looks at it, so
-	 * that the watcher has no refresh of its own to make after READY=1
+	/* The index is opened, checked and migrated here, and refreshed
+	 * once mounted (mount_prepare) when it already holds the --theme; an
+	 * index without it is refreshed first, for an unknown theme to fail
+	 * the command. The refresh watches each directory just before it
+	 * looks at it, so that the watcher has no refresh of its own to make
 	 * (a relogin's daemon used to stat every directory twice). */
 	watch = watch_new();
-	if (cli_index(o, mnt,
-		      INDEX_CHECK | (o->foreground && isatty(STDOUT_FILENO)
-					     ? INDEX_PROGRESS
-					     : 0),
-		      watch_scanner(watch), &db, &bases) < 0) {
+	r = cli_index_prepare(o, mnt, flags, &index, &bases);
+	prepare = (struct mount_prepare){ o, flags, watch, bases, &index,
+					  theme, false };
+	if (r >= 0 && o->theme && !index_theme_valid(index.db, o->theme)) {
+		r = cli_index_refresh(o, flags, watch_scanner(watch), bases,
+				      &index);
+		prepare.refreshed = true;
+	}
+	if (r < 0) {
 		daemon_ready(&ready_fd, 1);
 		return 1;
 	}
-	(void)cli_store_synth(db, theme, o->rules);
-	/* kept open, idle, for the whole mount (see its close below) */
-	db_release_cache(db);
 	fo = (struct fs_options){
 		.db = o->db,
 		.shared_db = cli_shared_db(o),
@@ -87,11 +123,13 @@ int cli_mount(struct cli_options *o)
 		.budget = o->budget,
 		.ready_fd = ready_fd,
 		.watch = watch,
+		.prepare = mount_prepare,
+		.prepare_data = &prepare,
 	};
 	r = fs_mount(&fo);
 	/* Closed last, when the mount's own connections are: a clean end
 	 * leaves the file as checked plus SQLite's own writes, and stamps it
 	 * so (db.h), so that the next login skips the check. */
-	sqlite3_close_v2(TAKE_PTR(db));
+	index_pending_done(&index);
 	return r < 0 ? 1 : 0;
 }

@@ -12,7 +12,7 @@
 struct watch;
 
 struct fs_options {
-	const char *db;		  /* the index, already built (index_open) */
+	const char *db;		  /* the index, opened (index_prepare) */
 	const char *shared_db;	  /* the shared layer of renders, or NULL */
 	char *const *basedirs;	  /* NULL-terminated */
 	const char *theme;	  /* the theme of MNT/<N>/ */
@@ -25,6 +25,12 @@ struct fs_options {
 	int ready_fd;	  /* daemon_begin's, or -1 in the foreground */
 	struct watch *watch; /* watch_new's, given to the index's refresh
 			      * (borrowed: started and stopped here) */
+	/* Called once mounted and ready (READY=1, ready_fd), before any
+	 * request is answered: the index's refresh, which the login's first
+	 * programs wait for only when they ask the mount before it ends
+	 * (their requests wait in the kernel meanwhile). May be NULL. */
+	void (*prepare)(void *userdata);
+	void *prepare_data;
 };
 
 /* Mount and serve until unmounted or signalled. */

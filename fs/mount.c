@@ -128,19 +128,18 @@ static int fs_session_mount(struct fs *fs, const char *mnt,
 
 /* Serve the mounted session until it ends: the watchers (the index, the
  * desktop's setting, systemd's watchdog) and the working set's read
- * ahead, ready said on `*ready_fd`, the loop; then what started stops
- * (it must not outlive the tree it uses) and the session is unmounted. */
-static int fs_serve(struct fs *fs, const struct fs_options *o, int *ready_fd)
+ * ahead, the loop; then what started stops (it must not outlive the tree
+ * it uses). */
+static int fs_serve(struct fs *fs, const struct fs_options *o)
 {
 	const char *mnt = o->mountpoint;
-	struct fuse_session *se = fs->se;
 	struct fuse_loop_config *cfg = NULL;
 	struct watch *watch = o->watch;
 	struct watchdog *dog = NULL;
 	struct desktop_watch *desktop = NULL;
 	int r;
 
-	r = watch_start(watch, se, fs->tree, fs->content, fs->synth,
+	r = watch_start(watch, fs->se, fs->tree, fs->content, fs->synth,
 			&fs->generation, o->db, o->basedirs);
 	fs->watch = watch;
 	/* before the desktop's watcher, whose theme changes it follows */
@@ -152,20 +151,40 @@ static int fs_serve(struct fs *fs, const struct fs_options *o, int *ready_fd)
 	if (r >= 0)
 		r = watchdog_start(mnt, &dog);
 	if (r >= 0) {
-		daemon_ready(ready_fd, 0);
 		cfg = fuse_loop_cfg_create();
 		fuse_loop_cfg_set_max_threads(cfg, FS_THREADS_MAX);
 		fuse_loop_cfg_set_idle_threads(cfg, FS_THREADS_IDLE);
-		r = fuse_session_loop_mt(se, cfg) < 0 ? -EIO : 0;
+		r = fuse_session_loop_mt(fs->se, cfg) < 0 ? -EIO : 0;
 		fuse_loop_cfg_destroy(cfg);
 	}
 	watchdog_stop(dog);
 	desktop_watch_stop(desktop);
 	fs->watch = NULL;
 	watch_stop(watch);
+	return r;
+}
 
-	fuse_session_unmount(se);
-	fuse_remove_signal_handlers(se);
+/* Mounted: ready said (the background command returns, systemd starts
+ * the session), then what must precede the first answer and what serves,
+ * while the first requests wait in the kernel; then served until the
+ * session ends, and unmounted. A login's programs start at READY=1, and
+ * most take longer to ask the mount than the refresh takes (a relogin's:
+ * 25-30 ms of stamps and watches for the Debian themes), which then no
+ * longer delays them. */
+static int fs_mounted(struct fs *fs, const struct fs_options *o,
+		      int *ready_fd)
+{
+	int r;
+
+	daemon_ready(ready_fd, 0);
+	watchdog_ready();
+	if (o->prepare)
+		o->prepare(o->prepare_data);
+	r = fs_state_new(fs, o);
+	if (r >= 0)
+		r = fs_serve(fs, o);
+	fuse_session_unmount(fs->se);
+	fuse_remove_signal_handlers(fs->se);
 	return r;
 }
 
@@ -205,9 +224,7 @@ int fs_mount(const struct fs_options *o)
 	r = mountpoint_prepare(mnt);
 	if (r < 0)
 		return r;
-	r = fs_state_new(&fs, o);
-	if (r >= 0)
-		r = fs_session_mount(&fs, mnt, &args, &se);
+	r = fs_session_mount(&fs, mnt, &args, &se);
 	if (r >= 0) {
 		log_info("serving theme '%s' on '%s' (%s rules)", o->theme, mnt,
 			 lookup_rules_name(o->rules));
@@ -217,7 +234,7 @@ int fs_mount(const struct fs_options *o)
 			log_warning_errno(r, "cannot start the mount's guard: "
 					  "%m (a crash would leave the mount "
 					  "dead)");
-		r = fs_serve(&fs, o, &ready_fd);
+		r = fs_mounted(&fs, o, &ready_fd);
 	}
 	if (se)
 		fuse_session_destroy(se);

@@ -106,6 +106,14 @@ static void watchdog_free(struct watchdog *w)
 	g_free(w);
 }
 
+void watchdog_ready(void)
+{
+	int r = watchdog_notify("READY=1");
+
+	if (r < 0)
+		log_warning_errno(r, "cannot notify the service manager: %m");
+}
+
 int watchdog_start(const char *mountpoint, struct watchdog **ret)
 {
 	const char *usec = getenv("WATCHDOG_USEC");
@@ -114,9 +122,6 @@ int watchdog_start(const char *mountpoint, struct watchdog **ret)
 	int r;
 
 	*ret = NULL;
-	r = watchdog_notify("READY=1");
-	if (r < 0)
-		log_warning_errno(r, "cannot notify the service manager: %m");
 	if (!usec || (pid && strtoll(pid, NULL, 10) != getpid()))
 		return 0;
 	w = g_new0(struct watchdog, 1);

@@ -12,7 +12,10 @@
 
 struct watchdog;
 
-/* Sends READY=1 and starts pinging when the unit asks for a watchdog. */
+/* Sends READY=1. */
+void watchdog_ready(void);
+
+/* Starts pinging when the unit asks for a watchdog. */
 int watchdog_start(const char *mountpoint, struct watchdog **ret);
 void watchdog_stop(struct watchdog *w);
 

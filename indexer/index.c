@@ -8,13 +8,10 @@
 #include "log.h"
 #include "layered.h"
 
-int index_open(const char *path, const char *layer, char *const *basedirs,
-	       unsigned flags, const struct scan_watcher *watcher,
-	       sqlite3 **ret_db, struct scan_stats *ret_stats)
+int index_prepare(const char *path, const char *layer, char *const *basedirs,
+		  unsigned flags, struct index_pending *ret)
 {
-	bool progress = flags & INDEX_PROGRESS;
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
-	struct scan_stats st;
 	bool restarted = false;
 	int r;
 
@@ -25,18 +22,51 @@ int index_open(const char *path, const char *layer, char *const *basedirs,
 			 &restarted);
 	if (r < 0)
 		return r;
+	*ret = (struct index_pending){ TAKE_PTR(db), restarted };
+	return 0;
+}
+
+int index_refresh(struct index_pending *p, char *const *basedirs,
+		  unsigned flags, const struct scan_watcher *watcher,
+		  struct scan_stats *ret_stats)
+{
+	bool progress = flags & INDEX_PROGRESS;
+	struct scan_stats st;
+	int r;
+
 	r = scan_refresh(
-		db, basedirs,
+		p->db, basedirs,
 		(progress ? SCAN_COUNT : 0) |
 			(progress && isatty(STDERR_FILENO) ? SCAN_PROGRESS : 0),
 		watcher, &st, NULL);
 	if (r < 0)
 		return r;
-	(void)layered_settled(db, restarted, st.dirs_read);
+	(void)layered_settled(p->db, p->restarted, st.dirs_read);
+	p->restarted = false;
 	if (ret_stats)
 		*ret_stats = st;
-	*ret_db = TAKE_PTR(db);
 	return 0;
+}
+
+int index_open(const char *path, const char *layer, char *const *basedirs,
+	       unsigned flags, const struct scan_watcher *watcher,
+	       sqlite3 **ret_db, struct scan_stats *ret_stats)
+{
+	_cleanup_(index_pending_done) struct index_pending p = { NULL, false };
+	int r;
+
+	r = index_prepare(path, layer, basedirs, flags, &p);
+	if (r >= 0)
+		r = index_refresh(&p, basedirs, flags, watcher, ret_stats);
+	if (r < 0)
+		return r;
+	*ret_db = TAKE_PTR(p.db);
+	return 0;
+}
+
+void index_pending_done(struct index_pending *p)
+{
+	sqlite3_closep(&p->db);
 }
 
 int index_connect(const char *path, unsigned flags, int busy_ms, sqlite3 **ret)

@@ -7,6 +7,7 @@
 
 #include <glib.h>
 #include <sqlite3.h>
+#include <stdbool.h>
 
 #include "rows.h"
 #include "scan.h"
@@ -30,6 +31,24 @@ enum index_open_flags {
 int index_open(const char *path, const char *layer, char *const *basedirs,
 	       unsigned flags, const struct scan_watcher *watcher,
 	       sqlite3 **ret_db, struct scan_stats *ret_stats);
+
+/* index_open() in two steps, for the mount: index_prepare() opens
+ * (creates, checks, migrates, layers) the index into *ret, and
+ * index_refresh() brings it up to date later; the mount makes that refresh
+ * once mounted, before it answers, so that the refresh overlaps the start of
+ * the login's first programs instead of delaying it. */
+struct index_pending {
+	sqlite3 *db;
+	bool restarted; /* started again as the machine's copy, not yet
+			 * refreshed (layered_settled) */
+};
+int index_prepare(const char *path, const char *layer, char *const *basedirs,
+		  unsigned flags, struct index_pending *ret);
+int index_refresh(struct index_pending *p, char *const *basedirs,
+		  unsigned flags, const struct scan_watcher *watcher,
+		  struct scan_stats *ret_stats);
+/* Closes p->db (for _cleanup_). */
+void index_pending_done(struct index_pending *p);
 
 /* Another connection to an index index_open() prepared (db_connect()),
  * with the machine's index attached when it is layered over it. */

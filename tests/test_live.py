@@ -4,8 +4,9 @@ is looked at before the change, so a positive or negative entry, attributes
 and pages are cached): an icon added, changed in place, removed, replaced by
 a symlink; a new size directory; index.theme edited (Directories, Inherits);
 a theme installed and removed; a base directory appearing later; a burst of
-10,000 icons. Each must show through the mount; the latencies are printed
-(the design's bound is 2 s; timing is reported, not asserted)."""
+10,000 icons; then changes made between two mounts. Each must show through
+the mount; the latencies are printed (the design's bound is 2 s; timing is
+reported, not asserted)."""
 import os
 import shutil
 import statistics
@@ -212,6 +213,24 @@ try:
         check_eq(sum(1 for o in out if o), len(names), "every listed name resolves in a fresh index")
         check_eq(len([n for n in names if n.startswith("burst-")]), 10000, "all burst icons listed")
         check(os.path.ismount(mnt), "still mounted")
+
+    # Between two mounts: an icon added, one removed, index.theme edited
+    # (no Inherits, no 32). The mount says READY=1 before its own refresh,
+    # which it makes before it answers: the very first requests (no
+    # settling, no waiting) already see every change.
+    write(os.path.join(live, "scalable", "between.svg"), svg("red"))
+    os.unlink(os.path.join(live, "scalable", "keep.svg"))
+    write(os.path.join(live, "index.theme"),
+          INDEX.format(inherits="", dirs="16,scalable").encode())
+    with mounted(db, f"{base}:{late}", theme="live") as mnt:
+        check(os.path.exists(os.path.join(mnt, "16", "between.png")),
+              "added between mounts: there at the first request")
+        check(not os.path.exists(os.path.join(mnt, "16", "keep.png")),
+              "removed between mounts: gone at the first request")
+        check(not os.path.exists(os.path.join(mnt, "16", "from-parent.png")),
+              "Inherits dropped between mounts: the parent's icon gone at the first request")
+        check_eq(counters(mnt)["refreshes"], 0,
+                 "the mount's own refresh saw the changes (not the watcher's)")
 finally:
     if os.path.isdir(ro):
         os.chmod(ro, 0o755)
