@@ -253,10 +253,12 @@ static void prerender_items(struct prerender *p, const struct cli_options *o,
 		fprintf(stderr, "\r\033[K");
 }
 
-/* Render every name of `theme` that is not symbolic (under icons/ those
- * are served as SVG) at its sizes; under gtk, then every symbolic one as
- * GTK's encoding at SYNTH_SYMBOLIC_PX when that size is planned, as the
- * mount serves them. */
+/* Under gtk, every symbolic name of `theme` as GTK's encoding at
+ * SYNTH_SYMBOLIC_PX when that size is planned, as the mount serves them;
+ * then every name that is not symbolic (under icons/ those are served as
+ * SVG) at its sizes. The encodings come first: a GTK app's start reads
+ * them most, and they are small (Papirus' fill 0.2 MiB), so a budget
+ * that the larger sizes reach still holds them. */
 static int prerender_theme(struct prerender *p, const struct cli_options *o,
 			   struct lookup *l, const char *theme)
 {
@@ -278,11 +280,11 @@ static int prerender_theme(struct prerender *p, const struct cli_options *o,
 		else if (!view_is_symbolic_png(all->pdata[i]))
 			g_ptr_array_add(symbolic, all->pdata[i]);
 	p->theme = theme;
-	prerender_items(p, o, names, sizes, false);
 	add_size(encoded, SYNTH_SYMBOLIC_PX, 1);
-	if (p->rules == LOOKUP_RULES_GTK && !atomic_load(&p->full) &&
+	if (p->rules == LOOKUP_RULES_GTK &&
 	    planned(sizes, &g_array_index(encoded, struct px_size, 0)))
 		prerender_items(p, o, symbolic, encoded, true);
+	prerender_items(p, o, names, sizes, false);
 	printf("%s: %u icons at %u sizes%s\n", theme, names->len, sizes->len,
 	       atomic_load(&p->full) ? ", stopped: the byte budget is reached"
 				     : "");

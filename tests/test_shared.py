@@ -9,7 +9,8 @@ other-version, writable-by-others or unopenable layer is ignored with a log
 line, and the mount renders as without one. A first login's index is
 layered over the layer's index: the same icons as one read from the
 directories, none of the layer's icon rows in the user's file (but not
-over a layer that cannot be used). The layer travels: the same
+over a layer that cannot be used). GTK's symbolic encodings are in a
+layer whose budget its larger sizes reach. The layer travels: the same
 files copied with `cp -a` (other inodes) serve from it with no render."""
 import hashlib
 import os
@@ -61,6 +62,17 @@ def index_rows(db):
 def daemon_log():
     with open(mounted.log_path) as f:
         return f.read()
+
+
+def daemon_says(text, timeout=10):
+    """Whether the daemon logs `text` within `timeout` (a line its store
+    thread writes as it starts, beside the first requests)."""
+    deadline = time.monotonic() + timeout
+    while text not in daemon_log():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -208,7 +220,7 @@ with tempfile.TemporaryDirectory() as tmp:
     with mounted(frank, bases, theme="fix", extra=("--shared-db", layer)) as mnt:
         read_all(mnt, at24)
         check_eq(counters(mnt)["renders"], 0, "their first user renders none of them again")
-        check("renders are in the shared layer now" in daemon_log(), "and says why")
+        check(daemon_says("renders are in the shared layer now"), "and says why")
         time.sleep(3)  # at rest
         disk = sum(os.path.getsize(frank + x) for x in ("", "-wal", "-shm")
                    if os.path.exists(frank + x))
@@ -259,6 +271,30 @@ with tempfile.TemporaryDirectory() as tmp:
                   "indexing every directory" in log and "layered over" not in log,
                   f"{why} layer: a first login reads every directory, and says so: {log!r}")
         check(index_rows(first) == index_rows(read), f"{why} layer: the same index")
+
+    # GTK's symbolic encodings come before the larger sizes: a layer whose
+    # budget the 16 px renders reach still holds every one of them, and a
+    # new user's GTK reads them with no render
+    small = os.path.join(tmp, "small", "shared.sqlite")
+    p = run("render", "--shared-db", small, "--icon-dirs", REAL_BASES, "--theme", "Papirus",
+            "--sizes", "16,64", "--scales", "1", "--budget", "1")
+    check_eq(p.returncode, 0, f"a layer of 1 MiB: {p.stderr}")
+    check("stopped: the byte budget is reached" in p.stdout, f"the budget stops it: {p.stdout!r}")
+    with sqlite3.connect(f"file:{small}?mode=ro", uri=True) as c:
+        at64 = c.execute("SELECT count(*) FROM blob WHERE px = 64").fetchone()[0]
+    check_eq(at64, 0, "no 64 px render fits in the budget")
+    encoded = [f"icons/Papirus/16x16/{n[:-4]}.symbolic.png" for n in
+               sorted(os.listdir("/usr/share/icons/Papirus/symbolic/actions"))[:40]
+               if n.endswith("-symbolic.svg")]
+    check(len(encoded) >= 30, f"Papirus has symbolic actions ({len(encoded)})")
+    db = fresh_user(tmp, "heidi", REAL_BASES)
+    with mounted(db, REAL_BASES, theme="Papirus", extra=("--shared-db", small)) as mnt:
+        got = read_all(mnt, encoded)
+        c = counters(mnt)
+        check_eq(c["renders"], 0, f"{len(encoded)} encodings need no render")
+        check(c["shared_hits"] >= len(encoded), f"read from the layer ({c['shared_hits']} hits)")
+    check(all(v[:8] == b"\x89PNG\r\n\x1a\n" and png_size(v) == (16, 16) for v in got.values()),
+          "each a 16x16 PNG")
 
     # The layer travels: the same files copied file by file (cp -a and
     # rsync -a keep size and mtime, not inodes) still serve from it with
