@@ -394,14 +394,17 @@ HEAVY = [
 @b.figure("A3", needs=("desktop",))
 def a3_first_ever(c):
     """A3: a new user's first start: the index built by the mount, the
-    renders in a shared layer of the three themes at the sizes toolkits
-    ask for (built once here, as the package's service builds it)."""
+    renders in a shared layer of the three themes at the sizes the
+    package's service plans (built once here, as the service builds it,
+    with a budget that holds all three, about 360 MiB: the service's
+    default of 48 MiB holds a part of one, and then what the machine's
+    users asked for, which the bench's machine has none of)."""
     f, themes = c.apps, bench_themes()
     layer = os.path.join(f.tmp, "apps-shared", "shared.sqlite")
     os.makedirs(os.path.dirname(layer), exist_ok=True)
     for theme in themes:
         subprocess.run([b.ICONFS, "render", "--shared-db", layer, "--icon-dirs", b.BASES,
-                        "--theme", theme, "--sizes", "16,22,24,32,48,64"],
+                        "--theme", theme, "--budget", "1024"],
                        capture_output=True, check=True)
     newdb = os.path.join(f.tmp, "apps-new", "index.sqlite")
     os.makedirs(os.path.dirname(newdb), exist_ok=True)
