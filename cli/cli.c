@@ -130,7 +130,7 @@ int cli_index(const struct cli_options *o, const char *mountpoint,
 	      unsigned flags, const struct scan_watcher *watcher,
 	      sqlite3 **ret_db, char ***ret_basedirs)
 {
-	_cleanup_(index_pending_done) struct index_pending p = { NULL, false };
+	_cleanup_(index_pending_done) struct index_pending p = { 0 };
 	g_auto(GStrv) bases = NULL;
 	int r;
 

@@ -92,16 +92,18 @@ int cli_mount(struct cli_options *o)
 	}
 	theme = desktop_theme(o->theme, &source);
 	/* The index is opened, checked and migrated here, and refreshed
-	 * once mounted (mount_prepare) when it already holds the --theme; an
-	 * index without it is refreshed first, for an unknown theme to fail
-	 * the command. The refresh watches each directory just before it
+	 * once mounted (mount_prepare) when it, or the machine's index that
+	 * a first login's is to copy then, holds the --theme; an index
+	 * without it is refreshed first, for an unknown theme to fail the
+	 * command. The refresh watches each directory just before it
 	 * looks at it, so that the watcher has no refresh of its own to make
 	 * (a relogin's daemon used to stat every directory twice). */
 	watch = watch_new();
 	r = cli_index_prepare(o, mnt, flags, &index, &bases);
 	prepare = (struct mount_prepare){ o, flags, watch, bases, &index,
 					  theme, false };
-	if (r >= 0 && o->theme && !index_theme_valid(index.db, o->theme)) {
+	if (r >= 0 && o->theme &&
+	    !index_pending_theme_valid(&index, o->theme)) {
 		r = cli_index_refresh(o, flags, watch_scanner(watch), bases,
 				      &index);
 		prepare.refreshed = true;

@@ -12,17 +12,18 @@ int index_prepare(const char *path, const char *layer, char *const *basedirs,
 		  unsigned flags, struct index_pending *ret)
 {
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
-	bool restarted = false;
+	g_autofree char *copy_from = NULL;
 	int r;
 
 	r = db_open(path, flags & INDEX_CHECK ? DB_CHECK : 0, &db);
 	if (r < 0)
 		return r;
 	r = layered_open(db, layer, flags & INDEX_NOT_LAYERED, basedirs,
-			 &restarted);
+			 &copy_from);
 	if (r < 0)
 		return r;
-	*ret = (struct index_pending){ TAKE_PTR(db), restarted };
+	*ret = (struct index_pending){ .db = TAKE_PTR(db),
+				       .copy_from = TAKE_PTR(copy_from) };
 	return 0;
 }
 
@@ -34,6 +35,13 @@ int index_refresh(struct index_pending *p, char *const *basedirs,
 	struct scan_stats st;
 	int r;
 
+	if (p->copy_from) {
+		r = layered_copy(p->db, p->copy_from);
+		g_clear_pointer(&p->copy_from, g_free);
+		if (r < 0)
+			return r;
+		p->restarted = r > 0;
+	}
 	r = scan_refresh(
 		p->db, basedirs,
 		(progress ? SCAN_COUNT : 0) |
@@ -52,7 +60,7 @@ int index_open(const char *path, const char *layer, char *const *basedirs,
 	       unsigned flags, const struct scan_watcher *watcher,
 	       sqlite3 **ret_db, struct scan_stats *ret_stats)
 {
-	_cleanup_(index_pending_done) struct index_pending p = { NULL, false };
+	_cleanup_(index_pending_done) struct index_pending p = { 0 };
 	int r;
 
 	r = index_prepare(path, layer, basedirs, flags, &p);
@@ -64,9 +72,23 @@ int index_open(const char *path, const char *layer, char *const *basedirs,
 	return 0;
 }
 
+bool index_pending_theme_valid(const struct index_pending *p,
+			       const char *theme)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+
+	if (!p->copy_from)
+		return index_theme_valid(p->db, theme);
+	return db_query_row(p->db, &q,
+			    "SELECT 1 FROM machine.theme WHERE name = ?1 "
+			    "AND valid",
+			    "t", theme) == 0;
+}
+
 void index_pending_done(struct index_pending *p)
 {
 	sqlite3_closep(&p->db);
+	g_clear_pointer(&p->copy_from, g_free);
 }
 
 int index_connect(const char *path, unsigned flags, int busy_ms, sqlite3 **ret)

@@ -34,19 +34,27 @@ int index_open(const char *path, const char *layer, char *const *basedirs,
 
 /* index_open() in two steps, for the mount: index_prepare() opens
  * (creates, checks, migrates, layers) the index into *ret, and
- * index_refresh() brings it up to date later; the mount makes that refresh
+ * index_refresh() brings it up to date later, a first login's copy of the
+ * machine's index first (layered_copy); the mount makes that refresh
  * once mounted, before it answers, so that the refresh overlaps the start of
  * the login's first programs instead of delaying it. */
 struct index_pending {
 	sqlite3 *db;
-	bool restarted; /* started again as the machine's copy, not yet
-			 * refreshed (layered_settled) */
+	char *copy_from; /* the shared layer whose machine's index it is to
+			  * be started again as the copy of, at the refresh
+			  * (layered_copy) */
+	bool restarted;	 /* started again as the machine's copy, not yet
+			  * refreshed (layered_settled) */
 };
 int index_prepare(const char *path, const char *layer, char *const *basedirs,
 		  unsigned flags, struct index_pending *ret);
 int index_refresh(struct index_pending *p, char *const *basedirs,
 		  unsigned flags, const struct scan_watcher *watcher,
 		  struct scan_stats *ret_stats);
+/* Whether `theme` is a valid theme of the prepared index, or of the
+ * machine's that it is to be the copy of. */
+bool index_pending_theme_valid(const struct index_pending *p,
+			       const char *theme);
 /* Closes p->db (for _cleanup_). */
 void index_pending_done(struct index_pending *p);
 

@@ -174,12 +174,13 @@ static bool index_was_read(sqlite3 *db)
 }
 
 int layered_open(sqlite3 *db, const char *layer, bool layer_none,
-		 char *const *basedirs, bool *ret_restarted)
+		 char *const *basedirs, char **ret_copy)
 {
 	g_autofree char *was = db_meta_get_text(db, BELOW_KEY);
 	const char *why = layer_none ? "is not to be read" : "cannot be read";
 	int r = -ENOENT;
 
+	*ret_copy = NULL;
 	if (!layer && !layer_none)
 		layer = was;
 	if (layer && !layer_none)
@@ -189,26 +190,35 @@ int layered_open(sqlite3 *db, const char *layer, bool layer_none,
 		why = "is of other directories";
 		r = -EXDEV;
 	}
-	if (r >= 0 && was && streq(was, layer))
-		return 1; /* layered over it as before */
 	if (r >= 0) {
-		r = index_restart(db, layer);
-		if (r >= 0 && ret_restarted)
-			*ret_restarted = true;
-		if (r >= 0) {
-			log_info("the index is layered over the machine's, "
-				 "in '%s'",
-				 layer);
-			return 1;
-		}
-		(void)db_exec(db, "DETACH machine");
-		why = "cannot be copied";
+		if (!was || !streq(was, layer))
+			*ret_copy = g_strdup(layer);
+		return 1; /* layered over it as before, or to be its copy */
 	}
 	/* a layer that cannot serve: said once, when it could matter */
 	if (was || (layer && r != -ENOENT && !index_was_read(db)))
 		log_info("the machine's index in '%s' %s: indexing every "
 			 "directory",
 			 was ? was : layer, why);
+	if (was)
+		return index_restart(db, NULL) < 0 ? -EIO : 0;
+	return 0;
+}
+
+int layered_copy(sqlite3 *db, const char *layer)
+{
+	g_autofree char *was = NULL;
+
+	if (index_restart(db, layer) >= 0) {
+		log_info("the index is layered over the machine's, in '%s'",
+			 layer);
+		return 1;
+	}
+	(void)db_exec(db, "DETACH machine");
+	log_info("the machine's index in '%s' cannot be copied: indexing "
+		 "every directory",
+		 layer);
+	was = db_meta_get_text(db, BELOW_KEY);
 	if (was)
 		return index_restart(db, NULL) < 0 ? -EIO : 0;
 	return 0;
