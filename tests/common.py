@@ -320,7 +320,11 @@ def mounted(db, bases, theme=None, extra=(), timeout=120, settled=False, mountpo
     mounted.log_path = log.name
     try:
         deadline = time.monotonic() + timeout
-        while not os.path.ismount(mnt):
+        # at READY=1, which the daemon sends once mounted, before its index
+        # is refreshed (its first answers wait for that in the kernel: a
+        # look at the mount, as os.path.ismount takes, would wait too)
+        said = False
+        while not (said if ready else os.path.ismount(mnt)):
             if proc.poll() is not None:
                 log.seek(0)
                 raise AssertionError(f"daemon exited {proc.returncode}: {log.read()}")
@@ -329,7 +333,7 @@ def mounted(db, bases, theme=None, extra=(), timeout=120, settled=False, mountpo
             if not ready:
                 time.sleep(0.05)
             elif select.select([ready], [], [], 0.05)[0]:
-                ready.recv(4096)  # READY=1, or another state: look again
+                said = b"READY=1" in ready.recv(4096).split(b"\n")
         while settled and not counters(mnt)["watch_ready"]:
             if time.monotonic() > deadline:
                 raise AssertionError("the watcher did not start")
