@@ -11,6 +11,7 @@ import os
 import shutil
 import signal
 import subprocess
+import tempfile
 import time
 
 import asuser
@@ -57,10 +58,15 @@ def as_user(pw, run, argv, env=None):
 
 
 def first_logins(iconfs, layer, bases, n=len(USERS)):
-    """Start `iconfs mount` for n users at once, each with no index yet.
-    One dict per user: name, rc, seconds (until its mount served), cpu
-    (seconds of its daemon's CPU until then), log (what it logged), and
-    the pw, run and mnt to reach it with; stop them with stop_all()."""
+    """Start `iconfs mount` for n users at once, each with no index yet,
+    and list the mount's icons/ as soon as it returns (it returns once
+    mounted, and answers once its index is ready). Each user's shell is
+    started first and waits at a gate (a FIFO's end of file), opened for
+    all together: starting a process as another user takes this process
+    tens of ms each. One dict per user: name, rc, seconds (from the gate
+    until its mount answered), cpu (seconds of its daemon's CPU until
+    then), log (what it logged), and the pw, run and mnt to reach it with;
+    stop them with stop_all()."""
     users = []
     for name in USERS[:n]:
         pw, run = asuser.other_user(name)
@@ -69,26 +75,51 @@ def first_logins(iconfs, layer, bases, n=len(USERS)):
         users.append({"name": name, "pw": pw, "run": run,
                       "mnt": os.path.join(run, "iconfs")})
     tck = os.sysconf("SC_CLK_TCK")
-    t0 = time.monotonic()
-    for u in users:
-        u["proc"] = as_user(u["pw"], u["run"],
-                            [iconfs, "mount", "--shared-db", layer, "--icon-dirs", bases])
+    gate_dir = tempfile.mkdtemp(prefix="iconfs-gate-")
+    gate = os.path.join(gate_dir, "gate")
+    os.chmod(gate_dir, 0o755)
+    os.mkfifo(gate)
+    os.chmod(gate, 0o644)
+    held = os.open(gate, os.O_RDWR)  # each shell's open of it returns at once
+    try:
+        for u in users:
+            u["proc"] = as_user(
+                u["pw"], u["run"],
+                ["sh", "-c", 'read go < "$4"; t0=$(date +%s%N) && '
+                 '"$0" mount --shared-db "$1" --icon-dirs "$2" && ls "$3/icons" > /dev/null && '
+                 'echo $(($(date +%s%N) - t0))', iconfs, layer, bases, u["mnt"], gate])
+        deadline = time.monotonic() + 60
+        while not all(_waits_at(u["proc"].pid, gate) for u in users):
+            if time.monotonic() > deadline:
+                raise RuntimeError("the users' shells did not reach the gate")
+            time.sleep(0.01)
+    finally:
+        os.close(held)  # the end of file: every shell goes on at once
+        shutil.rmtree(gate_dir, ignore_errors=True)
     pending = list(users)
     while pending:
         for u in list(pending):
             if u["proc"].poll() is not None:
                 u["rc"] = u["proc"].returncode
-                u["seconds"] = time.monotonic() - t0
                 u["cpu"] = _ticks(_daemon_pid(u["pw"].pw_dir)) / tck
                 pending.remove(u)
         time.sleep(0.01)
     for u in users:
-        _, err = u.pop("proc").communicate()
+        out, err = u.pop("proc").communicate()
+        u["seconds"] = int(out) / 1e9 if u["rc"] == 0 else float("nan")
         u["stderr"] = err.strip()
         log = os.path.join(u["pw"].pw_dir, ".local", "state", "iconfs", "iconfs.log")
         u["log"] = open(log).read() if os.path.exists(log) else ""
         u["pid"] = _daemon_pid(u["pw"].pw_dir)
     return users
+
+
+def _waits_at(pid, gate):
+    """Whether process `pid` reads the FIFO `gate` (its standard input)."""
+    try:
+        return os.readlink(f"/proc/{pid}/fd/0") == gate
+    except OSError:
+        return False
 
 
 def stop_all(users, iconfs):
