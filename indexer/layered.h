@@ -42,8 +42,8 @@ int layered_open(sqlite3 *db, const char *layer, bool layer_none,
  * `layer` (attached by layered_open), a first login's 0.5 MB of small
  * tables: 1 when done; 0 when it could not be copied, the index then read
  * from the directories (logged); -errno when it could not be written. The
- * mount makes it once mounted, as it does the refresh (a first login's
- * ~20 ms less before READY=1). */
+ * mount makes it once mounted, as it does the refresh: 55 M of the 106 M
+ * instructions a first login's mount made before READY=1. */
 int layered_copy(sqlite3 *db, const char *layer);
 
 /* Attach the machine's index to a further connection of `db`'s index, if
