@@ -295,6 +295,14 @@ with tempfile.TemporaryDirectory() as tmp:
         check(c["shared_hits"] >= len(encoded), f"read from the layer ({c['shared_hits']} hits)")
     check(all(v[:8] == b"\x89PNG\r\n\x1a\n" and png_size(v) == (16, 16) for v in got.values()),
           "each a 16x16 PNG")
+    # a first login's copy of the machine's index is made once mounted; its
+    # --theme is judged by the machine's index before that
+    first = os.path.join(tmp, "ivan", "index.sqlite")
+    os.makedirs(os.path.dirname(first))
+    p = run("mount", "-f", "--db", first, "--icon-dirs", REAL_BASES, "--theme", "NoSuchTheme",
+            "--shared-db", small, os.path.join(tmp, "ivan"))
+    check(p.returncode == 2 and "unknown theme 'NoSuchTheme'" in p.stderr,
+          f"an unknown theme still fails a first login's mount ({p.returncode}: {p.stderr!r})")
 
     # The layer travels: the same files copied file by file (cp -a and
     # rsync -a keep size and mtime, not inodes) still serve from it with
