@@ -146,7 +146,7 @@ with mounted(db, base, theme="h") as mnt:
 with mounted(db, base, theme="h") as mnt:
     want = {c: read(os.path.join(mnt, "icons/h/32x32", f"icon-{c}.png")) for c in COLORS}
 with mounted(db, base, theme="h") as mnt:
-    ready = threading.Event()
+    os.listdir(mnt)  # answering: its refresh after READY=1 is done
     holder = subprocess.Popen(["python3", "-c",
                                "import sqlite3, sys, time\n"
                                "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
@@ -192,6 +192,7 @@ with mounted(db, base, theme="h") as mnt:
 
 # ---- 4: the schema version changes under a live mount
 with mounted(db, base, theme="h") as mnt:
+    os.listdir(mnt)  # answering: its refresh after READY=1 is done
     ino = os.stat(db).st_ino
     with sqlite3.connect(db) as c:
         version = c.execute("PRAGMA user_version").fetchone()[0]
