@@ -72,17 +72,20 @@ int index_open(const char *path, const char *layer, char *const *basedirs,
 	return 0;
 }
 
+/* Whether `theme` is a valid theme of the index in `schema`. */
+static bool theme_valid_in(sqlite3 *db, const char *schema, const char *theme)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+	g_autofree char *sql = g_strdup_printf(
+		"SELECT 1 FROM %s.theme WHERE name = ?1 AND valid", schema);
+
+	return db_query_row(db, &q, sql, "t", theme) == 0;
+}
+
 bool index_pending_theme_valid(const struct index_pending *p,
 			       const char *theme)
 {
-	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
-
-	if (!p->copy_from)
-		return index_theme_valid(p->db, theme);
-	return db_query_row(p->db, &q,
-			    "SELECT 1 FROM machine.theme WHERE name = ?1 "
-			    "AND valid",
-			    "t", theme) == 0;
+	return theme_valid_in(p->db, p->copy_from ? "machine" : "main", theme);
 }
 
 void index_pending_done(struct index_pending *p)
@@ -186,9 +189,5 @@ int index_icon_file(sqlite3 *db, const char *path)
 
 bool index_theme_valid(sqlite3 *db, const char *theme)
 {
-	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
-
-	return db_query_row(db, &q,
-			    "SELECT 1 FROM theme WHERE name = ?1 AND valid",
-			    "t", theme) == 0;
+	return theme_valid_in(db, "main", theme);
 }

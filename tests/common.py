@@ -240,6 +240,33 @@ def forget_working_set(db):
             pass  # an index of before the working set
 
 
+def in_mountinfo(mnt):
+    """Whether something is mounted on `mnt` (this process's mount table;
+    a mount whose daemon died answers ENOTCONN until it is unmounted, and
+    os.path.ismount already says no to it)."""
+    with open("/proc/self/mountinfo") as f:
+        return any(line.split()[4] == mnt for line in f)
+
+
+def wait_gone(mnt, limit=10):
+    """Seconds until `mnt` leaves the mount table (limit when it stays)."""
+    t0 = time.monotonic()
+    while in_mountinfo(mnt) and time.monotonic() - t0 < limit:
+        time.sleep(0.01)
+    return time.monotonic() - t0
+
+
+def wait_for(fn, limit):
+    """Seconds until fn() is true, looked at every 0.1 s; None when it is
+    not within `limit`."""
+    t0 = time.monotonic()
+    while time.monotonic() - t0 < limit:
+        if fn():
+            return time.monotonic() - t0
+        time.sleep(0.1)
+    return None
+
+
 def counters(mnt):
     raw = os.getxattr(mnt, "user.iconfs.counters").decode()
     return {k: int(v) for k, v in (l.split() for l in raw.strip().split("\n"))}

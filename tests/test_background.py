@@ -19,8 +19,8 @@ import subprocess
 import tempfile
 import time
 
-from common import (ICONFS, check, check_eq, cmdline_of, daemons, errno_of, finish, need_fuse,
-                    shared_objects, squares_theme, write_atomic)
+from common import (ICONFS, check, check_eq, cmdline_of, daemons, errno_of, finish, in_mountinfo,
+                    need_fuse, shared_objects, squares_theme, wait_gone, write_atomic)
 
 N = 12
 need_fuse()
@@ -35,19 +35,6 @@ def through_mount(code, timeout=30):
         return p.stdout.strip() if p.returncode == 0 else f"failed: {p.stderr.strip()}"
     except subprocess.TimeoutExpired:
         return "hung"
-
-
-def in_mountinfo(mnt):
-    with open("/proc/self/mountinfo") as f:
-        return any(l.split()[4] == mnt for l in f)
-
-
-def wait_gone(mnt, limit=10):
-    """Seconds until `mnt` leaves the mount table (limit when it stays)."""
-    t0 = time.monotonic()
-    while in_mountinfo(mnt) and time.monotonic() - t0 < limit:
-        time.sleep(0.01)
-    return time.monotonic() - t0
 
 
 def guards(mnt):

@@ -33,8 +33,8 @@ import tempfile
 import threading
 import time
 
-from common import (ICONFS, check, check_eq, cmdline_of, counters, errno_of, finish, mounted,
-                    png_size, run, shared_objects)
+from common import (ICONFS, check, check_eq, cmdline_of, counters, errno_of, finish, in_mountinfo,
+                    mounted, png_size, run, shared_objects, wait_gone)
 
 SQ = '<svg xmlns="http://www.w3.org/2000/svg" width="16" height="16"><rect width="16" height="16" fill="{}"/></svg>'
 COLORS = ["red", "green", "blue", "yellow", "purple", "orange", "teal", "navy", "olive", "maroon"]
@@ -44,12 +44,6 @@ def write(path, data):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     with open(path, "wb") as f:
         f.write(data if isinstance(data, bytes) else data.encode())
-
-
-def mounted_at(path):
-    """Whether something is mounted on `path` (this process's mount table)."""
-    with open("/proc/self/mountinfo") as f:
-        return any(line.split()[4] == path for line in f)
 
 
 def workers_of(pid):
@@ -250,14 +244,9 @@ for d in DAMAGE:
 # ---- 6: SIGKILL, lazy stop, notify
 with mounted(db, base, theme="h") as mnt:
     os.kill(mounted.pid, signal.SIGKILL)
-    t0 = time.monotonic()
-    # gone from the mount table (a mount whose daemon died answers
-    # ENOTCONN until it is unmounted: os.path.ismount says no already)
-    while mounted_at(mnt) and time.monotonic() - t0 < 10:
-        time.sleep(0.01)
-    dt = time.monotonic() - t0
+    dt = wait_gone(mnt)
     print(f"SIGKILL: mount gone after {dt:.3f} s (goal <= 1 s)")
-    check(not mounted_at(mnt), "the mount goes with a killed daemon")
+    check(not in_mountinfo(mnt), "the mount goes with a killed daemon")
     check_eq(errno_of(lambda: os.listdir(mnt)), 0, "the mountpoint is an ordinary directory again")
 with mounted(db, base, theme="h") as mnt:
     sitter = subprocess.Popen(["sleep", "30"], cwd=os.path.join(mnt, "icons"))

@@ -21,7 +21,7 @@ import time
 
 import asuser
 from common import (ICONFS, check, check_eq, errno_of, finish, need_fuse, scalable_theme, skip,
-                    svg_square)
+                    svg_square, wait_for)
 
 need_fuse()
 for tool in ("/usr/sbin/sshd", "sshfs", "ssh-keygen"):
@@ -31,15 +31,6 @@ for tool in ("/usr/sbin/sshd", "sshfs", "ssh-keygen"):
 UID = os.getuid()
 LOCAL = f"/var/tmp/iconfs-{UID}"
 PORT = 22000 + os.getpid() % 1000
-
-
-def wait_for(fn, limit):
-    t0 = time.monotonic()
-    while time.monotonic() - t0 < limit:
-        if fn():
-            return time.monotonic() - t0
-        time.sleep(0.1)
-    return None
 
 
 with tempfile.TemporaryDirectory() as tmp:

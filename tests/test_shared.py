@@ -23,7 +23,7 @@ import tempfile
 import time
 
 from common import (REAL_BASES, check, check_eq, counters, finish, mounted, need_theme,
-                    png_size, run, squares_theme, svg_square)
+                    png_size, run, squares_theme, svg_square, wait_for)
 
 need_theme("Papirus", "hicolor")
 N_SQUARES = 10
@@ -62,17 +62,6 @@ def index_rows(db):
 def daemon_log():
     with open(mounted.log_path) as f:
         return f.read()
-
-
-def daemon_says(text, timeout=10):
-    """Whether the daemon logs `text` within `timeout` (a line its store
-    thread writes as it starts, beside the first requests)."""
-    deadline = time.monotonic() + timeout
-    while text not in daemon_log():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
-    return True
 
 
 with tempfile.TemporaryDirectory() as tmp:
@@ -220,7 +209,9 @@ with tempfile.TemporaryDirectory() as tmp:
     with mounted(frank, bases, theme="fix", extra=("--shared-db", layer)) as mnt:
         read_all(mnt, at24)
         check_eq(counters(mnt)["renders"], 0, "their first user renders none of them again")
-        check(daemon_says("renders are in the shared layer now"), "and says why")
+        # a line its store thread writes as it starts, beside the requests
+        check(wait_for(lambda: "renders are in the shared layer now" in daemon_log(), 10)
+              is not None, "and says why")
         time.sleep(3)  # at rest
         disk = sum(os.path.getsize(frank + x) for x in ("", "-wal", "-shm")
                    if os.path.exists(frank + x))
