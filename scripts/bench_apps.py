@@ -320,7 +320,7 @@ class Figures:
             # where a start after a mount goes beyond the steady state's:
             # the daemon's own start (index, refresh, read ahead) and the
             # requests the kernel's cold caches send it
-            b.row(fig, f"{condition}: the daemon's part of that CPU, from its start "
+            b.row(fig, f"{condition}: the daemon's part of the iconfs CPU above, from its start "
                   f"(every app and theme)", self.daemon[condition], "s")
         g = geomean(ratios)
         hi = max(worst)
