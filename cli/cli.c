@@ -196,7 +196,7 @@ static int store_synth(sqlite3 *db, const char *const *themes,
 int cli_store_synth(sqlite3 *db, const char *theme, enum lookup_rules rules)
 {
 	_cleanup_(lookup_freep) struct lookup *l = NULL;
-	const char *themes[] = { theme, "hicolor", NULL };
+	g_auto(GStrv) themes = synth_session_themes(theme, rules);
 	char exe[PATH_MAX];
 	char *argv[] = { "iconfs", "store-synth",
 			 (char *)sqlite3_db_filename(db, "main"), (char *)theme,
@@ -205,7 +205,7 @@ int cli_store_synth(sqlite3 *db, const char *theme, enum lookup_rules rules)
 	pid_t pid;
 
 	r = lookup_new(db, rules, &l);
-	if (r >= 0 && synth_stored(l, theme) && synth_stored(l, "hicolor"))
+	if (r >= 0 && synth_all_stored(l, themes))
 		return 0;
 	/* Built by a process of its own, waited for (this connection idle
 	 * meanwhile): a large theme's files take 8 MB to build (Papirus),
@@ -214,7 +214,7 @@ int cli_store_synth(sqlite3 *db, const char *theme, enum lookup_rules rules)
 	 * 10.5 MiB of PSS, 6.9 with the build in a child). */
 	if (spawn_self_exe(exe, sizeof(exe)) < 0 ||
 	    spawn_helper(exe, argv, NULL, 0, false, &pid) < 0)
-		return store_synth(db, themes, rules);
+		return store_synth(db, (const char *const *)themes, rules);
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -errno;
@@ -225,11 +225,15 @@ int cli_store_synth_main(const char *path, const char *theme,
 			 const char *rules)
 {
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
-	const char *themes[] = { theme, "hicolor", NULL };
+	g_auto(GStrv) themes = NULL;
 	int r = lookup_rules_from_name(rules);
 
 	log_open_inherited();
 	if (r < 0 || index_connect(path, 0, 5000, &db) < 0)
 		return 1;
-	return store_synth(db, themes, (enum lookup_rules)r) < 0 ? 1 : 0;
+	themes = synth_session_themes(theme, (enum lookup_rules)r);
+	return store_synth(db, (const char *const *)themes,
+			   (enum lookup_rules)r) < 0
+		       ? 1
+		       : 0;
 }

@@ -87,7 +87,8 @@ int cli_parse_int(const char *s, int min, int max, const char *what, int *ret);
 char *cli_mountpoint(const struct cli_options *o);
 
 /* Store the synthesized files (index.theme, icon-theme.cache, name lists)
- * of `theme` and hicolor that the index does not hold yet, so that a mount
+ * of the themes a session of `theme` reads (synth_session_themes) that the
+ * index does not hold yet, so that a mount
  * serves them at once instead of building them in the first request that
  * wants them (about 0.3 s of CPU for Papirus, right as a login's programs
  * start). Logged on failure. */

@@ -43,8 +43,8 @@ enum {
 };
 
 /* `iconfs index`: refresh, then store the synthesized files of the default
- * theme, hicolor and the themes in use, so that the next mount serves them
- * at once. */
+ * theme, of those its toolkit always loads and of the themes in use, so
+ * that the next mount serves them at once. */
 static int cmd_index(struct cli_options *o)
 {
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;

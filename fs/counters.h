@@ -35,6 +35,7 @@
 	VALUE(node_bytes, s.node_bytes, "memory the nodes take, in bytes") \
 	VALUE(read_ahead, s.read_ahead, "files of the working set read ahead at this mount") \
 	VALUE(read_ahead_done, s.read_ahead_done, "1 once that read ahead is over") \
+	VALUE(synth_builds, synth_built(s.fs->synth), "synthesized files and name lists a request built, not found stored in the index or its layer") \
 	VALUE(resolved_ahead, resolved_taken(s.fs->resolved), "lookups that took an icon the resolved cache kept for them") \
 	VALUE(watch_ready, watch_ready(s.fs->watch), "1 once live updates watch every directory") \
 	VALUE(refreshes, watch_refreshes(s.fs->watch), "stamp checks of the index the watcher made (none at the start when the mount's own watched each directory)") \

@@ -47,6 +47,8 @@ struct synth {
 	GHashTable *cache;
 	/* themes built here that the index does not hold yet; lock */
 	GHashTable *unstored;
+	/* objects built here rather than read from the index; lock */
+	unsigned long long built;
 };
 
 typedef int (*build_fn)(struct synth *s, struct lookup *l, const char *theme,
@@ -261,8 +263,10 @@ static int synth_get(struct synth *s, struct lookup *l, const struct kind *kind,
 		*c = (struct cached){ kind->ref(value), kind };
 		g_hash_table_replace(s->cache, g_steal_pointer(&key), c);
 	}
-	if (built)
+	if (built) {
 		g_hash_table_add(s->unstored, g_strdup(theme));
+		s->built++;
+	}
 	pthread_mutex_unlock(&s->lock);
 	*ret = value;
 	return 0;
@@ -647,6 +651,16 @@ bool synth_unstored(struct synth *s)
 	return any;
 }
 
+unsigned long long synth_built(struct synth *s)
+{
+	unsigned long long n;
+
+	pthread_mutex_lock(&s->lock);
+	n = s->built;
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
 bool synth_stored(struct lookup *l, const char *theme)
 {
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
@@ -661,6 +675,28 @@ bool synth_stored(struct lookup *l, const char *theme)
 	if (db_query_row(lookup_db(l), &q, sql, "tt", theme, made_by(l)) < 0)
 		return false;
 	return sqlite3_column_int(q, 0) == (int)ELEMENTSOF(kinds);
+}
+
+char **synth_session_themes(const char *theme, enum lookup_rules rules)
+{
+	if (rules == LOOKUP_RULES_GTK)
+		return g_strdupv(
+			(char *[]){ (char *)theme, "Adwaita", "gnome",
+				    "hicolor", NULL });
+	return g_strdupv((char *[]){ (char *)theme, "hicolor", NULL });
+}
+
+bool synth_all_stored(struct lookup *l, char *const *themes)
+{
+	for (char *const *t = themes; *t; t++) {
+		g_autofree char *name = NULL, *comment = NULL, *example = NULL;
+
+		if (lookup_theme_info(l, *t, &name, &comment, &example) < 0)
+			continue; /* not installed: nothing to store */
+		if (!synth_stored(l, *t))
+			return false;
+	}
+	return true;
 }
 
 int synth_store(struct synth *s, struct lookup *l, sqlite3 *db,

@@ -114,5 +114,19 @@ int synth_store(struct synth *s, struct lookup *l, sqlite3 *db,
  * the rules of `l`. */
 bool synth_stored(struct lookup *l, const char *theme);
 
+/* The themes whose synthesized files a session of default theme `theme`
+ * reads under `rules`: that theme (its chain flattened into it) and those
+ * its toolkit always loads after it, each from its own index.theme and
+ * icon-theme.cache: GTK 3 and 4 add Adwaita and gnome before hicolor
+ * (gtkicontheme.c), the others hicolor. Some may not be installed.
+ * NULL-terminated (g_strfreev). */
+char **synth_session_themes(const char *theme, enum lookup_rules rules);
+
+/* Whether synth_stored() holds for every one of `themes` (NULL-terminated)
+ * that is installed. */
+bool synth_all_stored(struct lookup *l, char *const *themes);
+
 /* Whether anything was built since the last synth_store(). */
 bool synth_unstored(struct synth *s);
+/* Objects built so far rather than read from the index (or its layer). */
+unsigned long long synth_built(struct synth *s);

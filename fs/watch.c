@@ -253,20 +253,20 @@ static void watch_evict(struct watch *w)
 	(void)heap_trim(WATCH_HEAP_SLACK);
 }
 
-/* The synthesized files of the default theme, hicolor and every theme in
- * use, stored in the index ahead of the next reader (this mount's after a
- * change, the next mount's at login): each costs a lookup per name to
- * build, which no request should wait for. */
+/* The synthesized files of the default theme, those its toolkit always
+ * loads and every theme in use, stored in the index ahead of the next
+ * reader (this mount's after a change, the next mount's at login): each
+ * costs a lookup per name to build, which no request should wait for. */
 static void watch_store_synth(struct watch *w)
 {
 	g_autofree char *theme = tree_default_theme(w->tree);
-	const char *themes[] = { theme, "hicolor", NULL };
+	g_auto(GStrv) themes = synth_session_themes(theme, tree_rules(w->tree));
 	_cleanup_(lookup_freep) struct lookup *l = NULL;
 	int r;
 
 	if (lookup_new(w->db, tree_rules(w->tree), &l) < 0)
 		return;
-	r = synth_store(w->synth, l, w->db, themes,
+	r = synth_store(w->synth, l, w->db, (const char *const *)themes,
 			now_ms() + WATCH_SYNTH_MS);
 	if (r < 0)
 		log_debug_errno(r, "cannot store synthesized files: %m");

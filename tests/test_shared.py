@@ -133,6 +133,19 @@ with tempfile.TemporaryDirectory() as tmp:
     size = os.path.getsize(first)
     check(size < 2 << 20, f"its file is small ({size} bytes)")
 
+    # GTK 3 and 4 load Adwaita and hicolor after any theme: a first login's
+    # GTK app reads their synthesized files beside its own theme's, and the
+    # layer holds them all (built with Papirus's): the mount builds none
+    gtk_first = os.path.join(tmp, "gtk-first", "index.sqlite")
+    os.makedirs(os.path.dirname(gtk_first))
+    with mounted(gtk_first, bases, theme="Papirus", extra=("--shared-db", layer)) as mnt:
+        for t in ("Papirus", "Adwaita", "hicolor"):
+            for name in ("index.theme", "icon-theme.cache"):
+                with open(os.path.join(mnt, "icons", t, name), "rb") as f:
+                    check(len(f.read()) > 0, f"{t}/{name} is served")
+        check_eq(counters(mnt)["synth_builds"], 0,
+                 "a first GTK login's synthesized files all come from the layer")
+
     # the same icons rendered privately: the same bytes
     db = fresh_user(tmp, "bob", bases)
     with mounted(db, bases, theme="fix") as mnt:
