@@ -232,8 +232,6 @@ int cli_store_synth_main(const char *path, const char *theme,
 	if (r < 0 || index_connect(path, 0, 5000, &db) < 0)
 		return 1;
 	themes = synth_session_themes(theme, (enum lookup_rules)r);
-	return store_synth(db, (const char *const *)themes,
-			   (enum lookup_rules)r) < 0
-		       ? 1
-		       : 0;
+	r = store_synth(db, (const char *const *)themes, (enum lookup_rules)r);
+	return r < 0 ? 1 : 0;
 }

@@ -88,10 +88,9 @@ char *cli_mountpoint(const struct cli_options *o);
 
 /* Store the synthesized files (index.theme, icon-theme.cache, name lists)
  * of the themes a session of `theme` reads (synth_session_themes) that the
- * index does not hold yet, so that a mount
- * serves them at once instead of building them in the first request that
- * wants them (about 0.3 s of CPU for Papirus, right as a login's programs
- * start). Logged on failure. */
+ * index does not hold yet, so that a mount serves them at once instead of
+ * building them in the first request that wants them (about 0.3 s of CPU
+ * for Papirus, right as a login's programs start). Logged on failure. */
 int cli_store_synth(sqlite3 *db, const char *theme, enum lookup_rules rules);
 /* `iconfs store-synth INDEX THEME RULES`, the process that does it (not a
  * command for people). Returns the exit status. */
