@@ -688,14 +688,9 @@ char **synth_session_themes(const char *theme, enum lookup_rules rules)
 
 bool synth_all_stored(struct lookup *l, char *const *themes)
 {
-	for (char *const *t = themes; *t; t++) {
-		g_autofree char *name = NULL, *comment = NULL, *example = NULL;
-
-		if (lookup_theme_info(l, *t, &name, &comment, &example) < 0)
-			continue; /* not installed: nothing to store */
-		if (!synth_stored(l, *t))
-			return false;
-	}
+	for (char *const *t = themes; *t; t++)
+		if (lookup_theme_exists(l, *t) >= 0 && !synth_stored(l, *t))
+			return false; /* one not installed has nothing to store */
 	return true;
 }
 
@@ -727,10 +722,8 @@ int synth_store(struct synth *s, struct lookup *l, sqlite3 *db,
 		return r;
 	g_hash_table_iter_init(&it, all);
 	while (g_hash_table_iter_next(&it, (void **)&theme, NULL)) {
-		g_autofree char *a = NULL, *b = NULL, *c = NULL;
-
 		/* themes that are gone are not stored again */
-		if (lookup_theme_info(l, theme, &a, &b, &c) < 0)
+		if (lookup_theme_exists(l, theme) < 0)
 			continue;
 		if (deadline >= 0 && now_ms() >= deadline) {
 			more = 1; /* the rest next time */

@@ -470,12 +470,6 @@ int tree_node_settle(struct tree *t, struct request *x,
 	return r;
 }
 
-static int theme_exists(struct request *x, const char *theme)
-{
-	g_autofree char *a = NULL, *b = NULL, *c = NULL;
-	return lookup_theme_info(x->l, theme, &a, &b, &c);
-}
-
 /* Whether a size view holds `name` as its SVG source's own bytes, which
  * the toolkit renders itself: under gtk a symbolic name (its per-size
  * variants), under kde and qt the names of synth_sized_svgs() (KDE
@@ -672,7 +666,7 @@ int tree_lookup(struct tree *t, struct request *x, enum request_mode mode,
 	dir = p.kind;
 	tree_node_clear(&p);
 	if (r >= 0 && kind == TREE_THEME)
-		r = theme_exists(x, theme);
+		r = lookup_theme_exists(x->l, theme);
 	if (r >= 0 && (kind == TREE_ICON || kind == TREE_SVG))
 		r = resolve_icon(t, x, mode, dir, kind, theme, icon, size,
 				 scale, &content);

@@ -471,6 +471,15 @@ int lookup_theme_dirs(struct lookup *l, const char *theme, GArray **ret)
 	return 0;
 }
 
+int lookup_theme_exists(struct lookup *l, const char *theme)
+{
+	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
+
+	return db_query_row(l->db, &q,
+			    "SELECT 1 FROM theme WHERE name = ?1 AND valid", "t",
+			    theme);
+}
+
 int lookup_theme_info(struct lookup *l, const char *theme, char **ret_name,
 		      char **ret_comment, char **ret_example)
 {

@@ -97,6 +97,9 @@ struct lookup_dir {
  * (g_array_unref). */
 int lookup_theme_dirs(struct lookup *l, const char *theme, GArray **ret);
 
+/* 0 when a valid theme has the name `theme`, -ENOENT when none does. */
+int lookup_theme_exists(struct lookup *l, const char *theme);
+
 /* Display strings of a theme's index.theme (g_free each); -ENOENT when no
  * valid theme has that name. */
 int lookup_theme_info(struct lookup *l, const char *theme, char **ret_name,
