@@ -683,6 +683,9 @@ char **synth_session_themes(const char *theme, enum lookup_rules rules)
 		return g_strdupv(
 			(char *[]){ (char *)theme, "Adwaita", "gnome",
 				    "hicolor", NULL });
+	if (rules == LOOKUP_RULES_KDE)
+		return g_strdupv((char *[]){ (char *)theme, "breeze",
+					     "hicolor", NULL });
 	return g_strdupv((char *[]){ (char *)theme, "hicolor", NULL });
 }
 

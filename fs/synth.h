@@ -118,7 +118,9 @@ bool synth_stored(struct lookup *l, const char *theme);
  * reads under `rules`: that theme (its chain flattened into it) and those
  * its toolkit always loads after it, each from its own index.theme and
  * icon-theme.cache: GTK 3 and 4 add Adwaita and gnome before hicolor
- * (gtkicontheme.c; Debian's GTK 2 reads Adwaita too), the others hicolor.
+ * (gtkicontheme.c; Debian's GTK 2 reads Adwaita too), KIconLoader its
+ * own default theme, breeze (kiconfinder5 5.103 reads breeze's
+ * index.theme beside Papirus's), the others hicolor alone.
  * Some may not be installed.
  * NULL-terminated (g_strfreev). */
 char **synth_session_themes(const char *theme, enum lookup_rules rules);

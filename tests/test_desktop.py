@@ -12,8 +12,8 @@ import subprocess
 import tempfile
 import time
 
-from common import (REAL_BASES, check, check_eq, finish, mounted, need_theme, run, shared_db,
-                    skip, write_atomic)
+from common import (REAL_BASES, check, check_eq, counters, finish, mounted, need_theme, run,
+                    shared_db, skip, write_atomic)
 
 if not os.path.exists("/usr/share/glib-2.0/schemas/org.gnome.desktop.interface.gschema.xml"):
     skip("gsettings-desktop-schemas is not installed (run scripts/setup)")
@@ -129,5 +129,22 @@ with tempfile.TemporaryDirectory() as conf:
         check(re.search(r"^DesktopDefault=48$", text, re.M) is not None and
               "FollowsColorScheme=true" in text,
               "under kde the synthesized index.theme keeps KDE's keys")
+    # KIconLoader reads its default theme, breeze, beside the user's: a KDE
+    # user of Papirus finds both themes' files stored by the mount's start,
+    # none built on the app's path (a fresh index: the blocks above stored
+    # breeze's as a theme of their own)
+    first = os.path.join(conf, "kde-first", "index.sqlite")
+    os.makedirs(os.path.dirname(first))
+    kconf = os.path.join(conf, "kde-config")
+    write_atomic(os.path.join(kconf, "kdeglobals"), "[Icons]\nTheme=Papirus\n")
+    with mounted(first, REAL_BASES, theme="Papirus") as mnt:
+        kenv = dict(env, XDG_CONFIG_HOME=kconf, QT_QPA_PLATFORM="offscreen",
+                    XDG_DATA_DIRS=f"{mnt}:/usr/share")
+        p = subprocess.run(["kiconfinder5", "folder"], capture_output=True, text=True,
+                           env=kenv, timeout=60)
+        check(p.stdout.startswith(os.path.join(mnt, "icons", "Papirus") + "/"),
+              f"kiconfinder5 finds Papirus's folder through the mount: {p.stdout.strip()}")
+        check_eq(counters(mnt)["synth_builds"], 0,
+                 "a KDE app's first start builds no synthesized file")
     del os.environ["XDG_CURRENT_DESKTOP"]
 finish()
