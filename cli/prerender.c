@@ -292,6 +292,21 @@ static int prerender_theme(struct prerender *p, const struct cli_options *o,
 	return 0;
 }
 
+/* The layer's synthesized files of `theme` and of those its toolkit
+ * loads beside it, for each desktop's toolkit (lookup_rules_for_desktop):
+ * a first login reads its own rules' from the layer, whatever its
+ * desktop (a KDE one with Papirus built its own for 0.57 s of CPU before
+ * its first answer). */
+static void store_synth_every_toolkit(sqlite3 *db, const char *theme)
+{
+	static const enum lookup_rules toolkits[] = {
+		LOOKUP_RULES_GTK, LOOKUP_RULES_KDE, LOOKUP_RULES_QT
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(toolkits); i++)
+		(void)cli_store_synth(db, theme, toolkits[i]);
+}
+
 /* Render what the machine's users asked for, within the budget. */
 static void prerender_asked(struct prerender *p, sqlite3 *db,
 			    const char *layer)
@@ -303,7 +318,7 @@ static void prerender_asked(struct prerender *p, sqlite3 *db,
 
 	/* the synthesized files of the themes in use, for every user */
 	for (guint i = 0; i < themes->len; i++)
-		(void)cli_store_synth(db, themes->pdata[i], p->rules);
+		store_synth_every_toolkit(db, themes->pdata[i]);
 	if (items->len == 0 || content_reader_new(p->content, db, &b) < 0)
 		return;
 	for (guint i = 0; i < items->len; i++, done++) {
@@ -371,7 +386,7 @@ static int prerender_into(const struct cli_options *o,
 	/* the layer's synthesized files of its themes serve every new user
 	 * whose index is still the machine's (layered.h) */
 	for (guint i = 0; layer && i < themes->len; i++)
-		(void)cli_store_synth(db, themes->pdata[i], o->rules);
+		store_synth_every_toolkit(db, themes->pdata[i]);
 	for (guint i = 0; i < themes->len && !atomic_load(&p.full); i++)
 		if (prerender_theme(&p, o, l, themes->pdata[i]) < 0)
 			atomic_fetch_add(&p.failed, 1);

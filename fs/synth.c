@@ -26,14 +26,16 @@
 #define SYNTH_FORMAT  "13"
 
 /* What a stored row says made it: this version and format, and the rules
- * of the lookup that built it (the files differ per toolkit). */
+ * of the lookup that built it (the files differ per toolkit; an index
+ * keeps each toolkit's side by side). */
+#define MADE_BY ICONFS_VERSION "/" SYNTH_FORMAT "/"
 static const char *made_by(struct lookup *l)
 {
 	static const char *const by[_LOOKUP_RULES_MAX] = {
-		[LOOKUP_RULES_GTK] = ICONFS_VERSION "/" SYNTH_FORMAT "/gtk",
-		[LOOKUP_RULES_KDE] = ICONFS_VERSION "/" SYNTH_FORMAT "/kde",
-		[LOOKUP_RULES_QT] = ICONFS_VERSION "/" SYNTH_FORMAT "/qt",
-		[LOOKUP_RULES_SPEC] = ICONFS_VERSION "/" SYNTH_FORMAT "/spec",
+		[LOOKUP_RULES_GTK] = MADE_BY "gtk",
+		[LOOKUP_RULES_KDE] = MADE_BY "kde",
+		[LOOKUP_RULES_QT] = MADE_BY "qt",
+		[LOOKUP_RULES_SPEC] = MADE_BY "spec",
 	};
 
 	return by[lookup_rules(l)];
@@ -709,8 +711,10 @@ int synth_store(struct synth *s, struct lookup *l, sqlite3 *db,
 
 	for (const char *const *t = themes; *t; t++)
 		g_hash_table_add(all, g_strdup(*t));
-	/* what was stored before, and what was built here since */
-	if (db_query(db, &q, "SELECT DISTINCT theme FROM synth", "") >= 0)
+	/* what was stored before for these rules, and what was built here
+	 * since */
+	if (db_query(db, &q, "SELECT DISTINCT theme FROM synth WHERE made_by = ?1",
+		     "t", made_by(l)) >= 0)
 		while (sqlite3_step(q) == SQLITE_ROW)
 			g_hash_table_add(all, g_strdup(db_column_str(q, 0)));
 	pthread_mutex_lock(&s->lock);
@@ -745,11 +749,13 @@ int synth_store(struct synth *s, struct lookup *l, sqlite3 *db,
 
 		g_autofree char *shadowed = layered_shadowed_sql(db, "synth");
 
+		/* other rules' rows of this build stay until the index moves
+		 * on (another desktop's session, the layer's toolkits) */
 		r = db_query(db, &del,
-			     "DELETE FROM synth WHERE made_by != ?1 OR "
-			     "generation != (SELECT value FROM meta "
-			     "WHERE key = 'generation')",
-			     "t", made_by(l));
+			     "DELETE FROM synth WHERE substr(made_by, 1, "
+			     "length(?1)) != ?1 OR generation != (SELECT "
+			     "value FROM meta WHERE key = 'generation')",
+			     "t", MADE_BY);
 		if (r >= 0)
 			r = db_errno(sqlite3_step(del));
 		/* what the layer holds for every user, it serves */

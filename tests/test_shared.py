@@ -146,6 +146,24 @@ with tempfile.TemporaryDirectory() as tmp:
         check_eq(counters(mnt)["synth_builds"], 0,
                  "a first GTK login's synthesized files all come from the layer")
 
+    # the layer holds each desktop's toolkit's files (a first KDE login with
+    # Papirus built its own for half a second before its first answer): a
+    # first KDE login reads its theme's and breeze's (KIconLoader's
+    # default) from there, and its index stores none of its own
+    kde_first = os.path.join(tmp, "kde-first", "index.sqlite")
+    os.makedirs(os.path.dirname(kde_first))
+    with mounted(kde_first, bases, theme="Papirus",
+                 extra=("--shared-db", layer, "--rules", "kde")) as mnt:
+        for t in ("Papirus", "breeze", "hicolor"):
+            with open(os.path.join(mnt, "icons", t, "index.theme")) as f:
+                check("[Icon Theme]" in f.read(), f"{t}/index.theme is served under kde")
+        check_eq(counters(mnt)["synth_builds"], 0,
+                 "a first KDE login's synthesized files all come from the layer")
+    for db, who in ((gtk_first, "GTK"), (kde_first, "KDE")):
+        with sqlite3.connect(db) as c:
+            check_eq(c.execute("SELECT count(*) FROM synth").fetchone()[0], 0,
+                     f"a first {who} login's index stores no synthesized file of its own")
+
     # the same icons rendered privately: the same bytes
     db = fresh_user(tmp, "bob", bases)
     with mounted(db, bases, theme="fix") as mnt:
