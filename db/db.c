@@ -369,47 +369,46 @@ static int db_verify(sqlite3 *db, unsigned flags)
 	return 0;
 }
 
-/* Apply the migrations this file lacks, one transaction each. The version
- * is read again inside BEGIN IMMEDIATE: of two processes opening a fresh
- * index at once, the second finds the first one's work done. */
+/* Apply the migrations this file lacks, all in one transaction (a new
+ * index is created in one commit). The version is read inside BEGIN
+ * IMMEDIATE: of two processes opening a fresh index at once, the second
+ * finds the first one's work done. */
 static int db_migrate(sqlite3 *db)
 {
-	for (;;) {
-		long long version;
-		char sql[128];
-		int rc, r;
+	long long version;
+	int rc, r;
 
-		r = db_exec(db, "BEGIN IMMEDIATE");
-		if (r < 0)
-			return db_log_errno(db, r, "cannot begin migration");
-		version = db_pragma_int(db, "PRAGMA user_version", &rc);
-		if (rc != SQLITE_OK || version >= schema_migrations_count) {
-			(void)db_exec(db, "ROLLBACK");
-			if (rc != SQLITE_OK)
-				return db_log_error(
-					db, rc, "cannot read schema version");
-			return version > schema_migrations_count
-				       ? -EPROTONOSUPPORT
-				       : 0;
-		}
+	r = db_exec(db, "BEGIN IMMEDIATE");
+	if (r < 0)
+		return db_log_errno(db, r, "cannot begin migration");
+	version = db_pragma_int(db, "PRAGMA user_version", &rc);
+	if (rc != SQLITE_OK || version >= schema_migrations_count) {
+		(void)db_exec(db, "ROLLBACK");
+		if (rc != SQLITE_OK)
+			return db_log_error(db, rc,
+					    "cannot read schema version");
+		return version > schema_migrations_count ? -EPROTONOSUPPORT
+							 : 0;
+	}
+	for (; rc == SQLITE_OK && version < schema_migrations_count; version++)
 		rc = sqlite3_exec(db, schema_migrations[version], NULL, NULL,
 				  NULL);
-		if (rc == SQLITE_OK) {
-			snprintf(sql, sizeof(sql),
-				 "PRAGMA user_version = %lld;"
-				 "PRAGMA application_id = %d",
-				 version + 1, ICONFS_APPLICATION_ID);
-			rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
-		}
-		if (rc != SQLITE_OK) {
-			r = db_log_error(db, rc, "cannot migrate index");
-			(void)db_exec(db, "ROLLBACK");
-			return r;
-		}
-		r = db_exec(db, "COMMIT");
-		if (r < 0)
-			return db_log_errno(db, r, "cannot commit migration");
+	if (rc == SQLITE_OK) {
+		char sql[128];
+
+		snprintf(sql, sizeof(sql),
+			 "PRAGMA user_version = %lld;"
+			 "PRAGMA application_id = %d",
+			 version, ICONFS_APPLICATION_ID);
+		rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
 	}
+	if (rc != SQLITE_OK) {
+		r = db_log_error(db, rc, "cannot migrate index");
+		(void)db_exec(db, "ROLLBACK");
+		return r;
+	}
+	r = db_exec(db, "COMMIT");
+	return r < 0 ? db_log_errno(db, r, "cannot commit migration") : 0;
 }
 
 /* An index is its file and SQLite's two beside it (WAL mode). */
