@@ -387,8 +387,7 @@ static int db_migrate(sqlite3 *db)
 		if (rc != SQLITE_OK)
 			return db_log_error(db, rc,
 					    "cannot read schema version");
-		return version > schema_migrations_count ? -EPROTONOSUPPORT
-							 : 0;
+		return version > schema_migrations_count ? -EPROTONOSUPPORT : 0;
 	}
 	for (; rc == SQLITE_OK && version < schema_migrations_count; version++)
 		rc = sqlite3_exec(db, schema_migrations[version], NULL, NULL,

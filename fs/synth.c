@@ -713,8 +713,9 @@ int synth_store(struct synth *s, struct lookup *l, sqlite3 *db,
 		g_hash_table_add(all, g_strdup(*t));
 	/* what was stored before for these rules, and what was built here
 	 * since */
-	if (db_query(db, &q, "SELECT DISTINCT theme FROM synth WHERE made_by = ?1",
-		     "t", made_by(l)) >= 0)
+	if (db_query(db, &q,
+		     "SELECT DISTINCT theme FROM synth WHERE made_by = ?1", "t",
+		     made_by(l)) >= 0)
 		while (sqlite3_step(q) == SQLITE_ROW)
 			g_hash_table_add(all, g_strdup(db_column_str(q, 0)));
 	pthread_mutex_lock(&s->lock);

@@ -422,12 +422,20 @@ def a3_first_ever(c):
     def fresh():
         b.remove_db(newdb)
         return newdb
+    # the Qt apps also as a KDE login starts them: its mount resolves by
+    # KDE's rules (XDG_CURRENT_DESKTOP=KDE), whose synthesized files the
+    # layer holds beside GTK's
+    qt = [a for a in bench_apps(APPS) if a[1].startswith("qt")]
     for theme in themes:
         f.desk.set_theme(theme)
         f.after_mount(theme, bench_apps(APPS), "first-ever", fresh,
                       extra=("--shared-db", layer))
-    f.report("A3", "first-ever", lambda hi, g: hi <= 1.2, A3_GOAL, themes,
-             bench_apps(APPS))
+        f.after_mount(theme, qt, "first-ever, KDE login", fresh,
+                      extra=("--shared-db", layer, "--rules", "kde"))
+    ok = lambda hi, g: hi <= 1.2  # noqa: E731
+    f.report("A3", "first-ever", ok, A3_GOAL, themes, bench_apps(APPS))
+    f.report("A3", "first-ever, KDE login", ok, A3_GOAL + " (Qt apps in a KDE login)",
+             themes, qt)
 
 
 @b.figure("A4", needs=("desktop",))
