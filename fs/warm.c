@@ -32,7 +32,7 @@ struct warm {
 	pthread_t thread;	/* stores the notes */
 	pthread_t reader_thread; /* reads ahead, then ends */
 	bool reader_started;
-	atomic_int reader; /* the read ahead's process, once it runs */
+	atomic_int reader; /* the read ahead's process while it runs, else -1 */
 	atomic_ullong read_ahead;
 	atomic_bool read_done;
 	warm_prepare_fn prepare; /* on the read ahead's thread */
@@ -133,6 +133,10 @@ static void read_ahead(struct warm *w, sqlite3 *db)
 		(void)fclose(out);
 	(void)kill(pid, SIGKILL);
 	(void)waitpid(pid, NULL, 0);
+	/* its pid is free now: a program's thread that gets it next must
+	 * not be taken for the read ahead (its reads would then render
+	 * nothing, EAGAIN, and teach nothing: seen in the soak test) */
+	atomic_store(&w->reader, -1);
 	log_debug("read ahead %llu of %u files", atomic_load(&w->read_ahead),
 		  paths->len);
 }
