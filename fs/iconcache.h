@@ -1,7 +1,7 @@
 /* GTK's icon-theme.cache format (version 1.0, big-endian), written for the
  * synthetic themes of the mount so that GTK and Qt find every icon without
  * reading the size directories. Names in every size directory share a few
- * image lists; the others (under gtk every name: synth-file.c's cache_sizes)
+ * image lists; the others (under gtk and qt every name: synth-file.c's cache_sizes)
  * share one list per set of directories. */
 #pragma once
 

@@ -187,8 +187,8 @@ int synth_file_index_theme(struct synth *s, struct lookup *l, const char *theme,
 	return 0;
 }
 
-/* The sizes toolkits ask for: under gtk the cache holds every name at
- * these, besides the sizes its own theme has it at (the sizes GTK's
+/* The sizes toolkits ask for: under gtk and qt the cache holds every
+ * name at these, besides the sizes its own theme has it at (the sizes GTK's
  * icon_list_from_theme loads a window icon at, and what a file manager's
  * zoom steps ask). Also where the size's lookup picks the file scalable/
  * serves, which GTK would draw alike: Qt draws an SVG with its own
@@ -210,18 +210,42 @@ static bool px_wanted(int px, GArray *own)
 	return false;
 }
 
-/* Under gtk, what the cache lists of each name of `png` (`px`: the
- * listed directories' pixel sizes): the asked sizes and its own theme's,
- * not every listed size. GTK 4 hashes every (directory, name) pair of the
- * cache when it sets a theme up, and GTK 3 and Qt load a window icon at
- * every size a name is listed at: with all 20 sizes of Papirus's chain
- * for every name, a GTK 4 app started 1.25x stock; as stock lists them,
- * no slower. A request at a size not listed for a name goes where it goes
- * without the mount: to the nearest size its theme has, or to scalable/.
- * The size views still list every name (`ls`), and any size still
- * resolves when named. */
+/* Each of `names` into `extra`, in the directories (`px`: their pixel
+ * sizes) of the asked sizes and of its own theme's (`own`,
+ * lookup_name_sizes), each directory index with `flag`. */
+static void names_at_sizes(GPtrArray *names, GHashTable *own, GArray *px,
+			   guint flag, GHashTable *extra)
+{
+	for (guint i = 0; names && i < names->len; i++) {
+		GArray *in = g_array_new(FALSE, FALSE, sizeof(guint));
+		GArray *sizes = g_hash_table_lookup(own, names->pdata[i]);
+
+		for (guint d = 0; d < px->len; d++)
+			if (px_wanted((int)g_array_index(px, unsigned, d), sizes)) {
+				guint v = d | flag;
+
+				g_array_append_val(in, v);
+			}
+		g_hash_table_insert(extra, names->pdata[i], in);
+	}
+}
+
+/* Under gtk and qt, what the cache lists of each name of `png` and (qt)
+ * of `sized` (its SVGs in the size views): the asked sizes and its own
+ * theme's, not every listed size. GTK 4 hashes every (directory, name)
+ * pair of the cache when it sets a theme up, and GTK 3 and Qt load a
+ * window icon at every size a name is listed at: with all 20 sizes of
+ * Papirus's chain for every name, a GTK 4 app started 1.25x stock; as
+ * stock lists them, no slower. Qt's loader looks for the file in every
+ * directory the cache lists a name in, a .png and then a .svg: pcmanfm-qt
+ * sent 2,560 lookups at its start after a mount with every size listed,
+ * 409 under gtk's listing. A request at a size not listed for a name goes
+ * where it goes without the mount: to the nearest size its theme has, or
+ * to scalable/. The size views still list every name (`ls`), and any
+ * size still resolves when named. `png` is emptied; `sized` is left as
+ * it is. */
 static int cache_sizes(struct lookup *l, const char *theme, GPtrArray *png,
-		       GArray *px, GHashTable *extra)
+		       GPtrArray *sized, GArray *px, GHashTable *extra)
 {
 	g_autoptr(GHashTable) own = NULL;
 	int r;
@@ -229,15 +253,8 @@ static int cache_sizes(struct lookup *l, const char *theme, GPtrArray *png,
 	r = lookup_name_sizes(l, theme, &own);
 	if (r < 0)
 		return r;
-	for (guint i = 0; i < png->len; i++) {
-		GArray *in = g_array_new(FALSE, FALSE, sizeof(guint));
-		GArray *sizes = g_hash_table_lookup(own, png->pdata[i]);
-
-		for (guint d = 0; d < px->len; d++)
-			if (px_wanted((int)g_array_index(px, unsigned, d), sizes))
-				g_array_append_val(in, d);
-		g_hash_table_insert(extra, png->pdata[i], in);
-	}
+	names_at_sizes(png, own, px, 0, extra);
+	names_at_sizes(sized, own, px, ICONCACHE_SVG, extra);
 	g_ptr_array_set_size(png, 0);
 	return 0;
 }
@@ -274,6 +291,9 @@ int synth_file_icon_cache(struct synth *s, struct lookup *l, const char *theme,
 	g_autoptr(GPtrArray) variants = NULL, sized = NULL;
 	g_autoptr(GPtrArray) png = g_ptr_array_new();
 	g_autoptr(GArray) px = g_array_new(FALSE, FALSE, sizeof(unsigned));
+	/* the same with the @2 views' pixel sizes (Size·Scale) */
+	g_autoptr(GArray) scaled_px = g_array_new(FALSE, FALSE,
+						  sizeof(unsigned));
 	/* a name some size dirs hold → those dirs (guint, iconcache.h) */
 	g_autoptr(GHashTable) extra = g_hash_table_new_full(
 		g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_array_unref);
@@ -302,6 +322,7 @@ int synth_file_icon_cache(struct synth *s, struct lookup *l, const char *theme,
 				dirs,
 				scale == 1 ? g_strdup_printf("%dx%d", n, n)
 					   : g_strdup_printf("%dx%d@2", n, n));
+			g_array_append_val(scaled_px, p);
 			/* none in the @2 views: GTK 3 and 4 then took
 			 * 24x24@2's at 20 px, where stock draws the SVG */
 			p = scale == 1 ? p : 0;
@@ -315,12 +336,15 @@ int synth_file_icon_cache(struct synth *s, struct lookup *l, const char *theme,
 	extra_add(extra, symbolic, px, 0);
 	if (lookup_rules(l) == LOOKUP_RULES_GTK) {
 		extra_add(extra, variants, px, ICONCACHE_SVG);
-		r = cache_sizes(l, theme, png, px, extra);
-		if (r < 0)
-			return r;
-	}
+		r = cache_sizes(l, theme, png, NULL, px, extra);
+	} else if (lookup_rules(l) == LOOKUP_RULES_QT)
+		r = cache_sizes(l, theme, png, sized, scaled_px, extra);
+	if (r < 0)
+		return r;
 	out = g_byte_array_new();
-	iconcache_build(dirs, png, svg, sized, extra, out);
+	iconcache_build(dirs, png, svg,
+			lookup_rules(l) == LOOKUP_RULES_QT ? NULL : sized, extra,
+			out);
 	*ret = g_byte_array_free_to_bytes(out);
 	return 0;
 }

@@ -22,8 +22,9 @@
  * 7 per-size symbolic SVGs and KDE's SVGs in size views, 8 Qt's SVGs
  * there too, 9 no @2 directories under gtk, 10 the cache's names at
  * their own and the asked sizes only, 11 its values aligned, 12 a user's
- * own rows deflated, 13 every symbolic SVG pre-encoded under gtk). */
-#define SYNTH_FORMAT  "13"
+ * own rows deflated, 13 every symbolic SVG pre-encoded under gtk, 14 the
+ * cache's names at their own and the asked sizes under qt too). */
+#define SYNTH_FORMAT  "14"
 
 /* What a stored row says made it: this version and format, and the rules
  * of the lookup that built it (the files differ per toolkit; an index
