@@ -188,11 +188,11 @@ int synth_file_index_theme(struct synth *s, struct lookup *l, const char *theme,
 }
 
 /* The sizes toolkits ask for: under gtk and qt the cache holds every
- * name at these, besides the sizes its own theme has it at (the sizes GTK's
- * icon_list_from_theme loads a window icon at, and what a file manager's
- * zoom steps ask). Also where the size's lookup picks the file scalable/
- * serves, which GTK would draw alike: Qt draws an SVG with its own
- * renderer, so GTK 3 and Qt would show other pixels there. Dropping those
+ * name at these, besides the sizes its own theme has it at (the sizes
+ * GTK's icon_list_from_theme loads a window icon at, and what a file
+ * manager's zoom steps ask). Also where the size's lookup picks the file
+ * scalable/ serves, which GTK would draw alike: Qt draws an SVG with its
+ * own renderer, so GTK 3 and Qt would show other pixels there. Dropping those
  * pairs (Papirus 180,883 -> 162,836, breeze 39,619 -> 30,734) took GTK 4's
  * start to first window from 0.76-0.78x stock's instructions to 0.72-0.73x
  * (Papirus) and from 1.00-1.07x to 0.94-1.00x (breeze), and GTK 3 and Qt 6
@@ -220,12 +220,13 @@ static void names_at_sizes(GPtrArray *names, GHashTable *own, GArray *px,
 		GArray *in = g_array_new(FALSE, FALSE, sizeof(guint));
 		GArray *sizes = g_hash_table_lookup(own, names->pdata[i]);
 
-		for (guint d = 0; d < px->len; d++)
-			if (px_wanted((int)g_array_index(px, unsigned, d), sizes)) {
-				guint v = d | flag;
+		for (guint d = 0; d < px->len; d++) {
+			guint v = d | flag;
 
+			if (px_wanted((int)g_array_index(px, unsigned, d),
+				      sizes))
 				g_array_append_val(in, v);
-			}
+		}
 		g_hash_table_insert(extra, names->pdata[i], in);
 	}
 }

@@ -423,11 +423,12 @@ def a3_first_ever(c):
         b.remove_db(newdb)
         return newdb
     # the Qt apps also as an LXQt login starts them: its mount resolves by
-    # Qt's rules (XDG_CURRENT_DESKTOP=LXQt), whose synthesized files the
-    # layer holds beside GTK's. (A KDE login's mount resolves by KDE's,
-    # for KIconLoader, which Qt apps use there through the KDE platform
-    # theme, plasma-integration; without it, as here, Qt's own loader
-    # would meet KDE's presentation, a pair no login makes.)
+    # Qt's rules (--rules qt, as XDG_CURRENT_DESKTOP=LXQt gives), whose
+    # synthesized files the layer holds beside GTK's. (A KDE login's mount
+    # resolves by KDE's, for KIconLoader, which Qt apps use there through
+    # the KDE platform theme, plasma-integration; without it, as here,
+    # Qt's own loader would meet KDE's presentation, a pair no login
+    # makes.)
     qt = [a for a in bench_apps(APPS) if a[1].startswith("qt")]
     for theme in themes:
         f.desk.set_theme(theme)

@@ -221,7 +221,7 @@ with tempfile.TemporaryDirectory() as fresh:
 # Under Qt's rules the cache lists a name where its own theme has it and
 # at the sizes toolkits ask for (synth-file.c's cache_sizes), not in every
 # size view: Qt looks for a .png and then a .svg in each directory listed
-# (with every view listed, 37 of Papirus's, a Qt app sent twice the
+# (with every view listed, 36 of Papirus's, a Qt app sent twice the
 # lookups after a mount)
 ASKED = {16, 22, 24, 32, 48, 64, 96, 128}
 
