@@ -14,14 +14,16 @@
  * longer read it; it stays in the set for a login that does. The
  * reads are made by a process of its own (helper.h): a daemon thread
  * blocked on its own mount would keep a killed daemon from exiting.
- * Bounded: WARM_FILES paths, none unread for WARM_DAYS. */
+ * Bounded: the WARM_FILES paths read last. (A file the read ahead
+ * brought in is not read again through the daemon, so its time stays that
+ * of its last read by a program: an age limit would forget what every
+ * login reads.) */
 #pragma once
 
 #include <stdbool.h>
 #include <sys/types.h>
 
 #define WARM_FILES 4096
-#define WARM_DAYS  30
 
 struct warm;
 
