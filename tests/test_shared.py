@@ -25,7 +25,7 @@ import time
 from common import (REAL_BASES, check, check_eq, counters, finish, mounted, need_theme,
                     png_size, run, squares_theme, svg_square, wait_for)
 
-need_theme("Papirus", "hicolor")
+need_theme("Papirus", "hicolor", "Adwaita")
 N_SQUARES = 10
 
 
@@ -217,6 +217,10 @@ with tempfile.TemporaryDirectory() as tmp:
     with open(os.path.join(requests, "forged"), "w") as f:
         f.write(f"24 {evil}\n48 /etc/passwd\n24 {os.path.realpath(__file__)}\n"
                 f"99999 {sorted(srcs)[0]}\n")
+    # and a theme a user asked for (not the layer's own, nor loaded beside
+    # it under KDE's or Qt's rules)
+    with open(os.path.join(requests, "adwaita-user"), "w") as f:
+        f.write("theme Adwaita\n")
     p = run("render", "--shared-db", layer, "--icon-dirs", bases, "--theme", "fix",
             "--sizes", "48", "--scales", "1")
     check_eq(p.returncode, 0, f"the layer takes in the requests: {p.stderr}")
@@ -229,6 +233,12 @@ with tempfile.TemporaryDirectory() as tmp:
                            (evil, "/etc/passwd", os.path.realpath(__file__))).fetchone()[0]
     check(srcs <= got, f"the layer holds what was asked for ({len(srcs & got)} of {len(srcs)})")
     check_eq(forged, 0, "and nothing that is not an icon of the system's directories")
+    # an asked theme's synthesized files by the service's own rules only:
+    # every toolkit's for each asked theme grew the layer by a third (M4)
+    with sqlite3.connect(f"file:{layer}?mode=ro", uri=True) as c:
+        rules = sorted({m.rsplit("/", 1)[1] for (m,) in c.execute(
+            "SELECT made_by FROM synth WHERE theme = 'Adwaita'")})
+    check_eq(rules, ["gtk"], "an asked theme's synthesized files in the layer, by rules")
     check_eq(os.listdir(requests), [], "the requests read are removed")
     db = fresh_user(tmp, "grace", bases)
     with mounted(db, bases, theme="fix", extra=("--shared-db", layer)) as mnt:
