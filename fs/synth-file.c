@@ -104,19 +104,19 @@ static int index_theme_head(GKeyFile *kf, struct lookup *l, const char *theme)
 	return 0;
 }
 
-/* A group per size view (`dirs` and `scaled` name them, in `sizes`' order;
- * the @2 ones only when listed) and scalable/'s. */
-static void index_theme_views(GKeyFile *kf, struct lookup *l, GArray *sizes,
-			      GPtrArray *dirs, GPtrArray *scaled)
+/* A group per size view (`dirs` names those of `sizes`, `scaled` the @2
+ * ones of `scaled_sizes`, in their order) and scalable/'s. */
+static void index_theme_views(GKeyFile *kf, GArray *sizes, GPtrArray *dirs,
+			      GArray *scaled_sizes, GPtrArray *scaled)
 {
 	for (unsigned i = 0; i < sizes->len; i++) {
-		int n = g_array_index(sizes, int, i);
-
-		g_key_file_set_integer(kf, dirs->pdata[i], "Size", n);
+		g_key_file_set_integer(kf, dirs->pdata[i], "Size",
+				       g_array_index(sizes, int, i));
 		g_key_file_set_string(kf, dirs->pdata[i], "Type", "Fixed");
-		if (!synth_scaled_listed(l))
-			continue;
-		g_key_file_set_integer(kf, scaled->pdata[i], "Size", n);
+	}
+	for (unsigned i = 0; i < scaled_sizes->len; i++) {
+		g_key_file_set_integer(kf, scaled->pdata[i], "Size",
+				       g_array_index(scaled_sizes, int, i));
 		g_key_file_set_integer(kf, scaled->pdata[i], "Scale", 2);
 		g_key_file_set_string(kf, scaled->pdata[i], "Type", "Fixed");
 	}
@@ -133,7 +133,7 @@ int synth_file_index_theme(struct synth *s, struct lookup *l, const char *theme,
 			   GBytes **ret)
 {
 	g_autoptr(GKeyFile) kf = g_key_file_new();
-	g_autoptr(GArray) sizes = NULL;
+	g_autoptr(GArray) sizes = NULL, scaled_sizes = NULL;
 	g_autoptr(GPtrArray) dirs = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) scaled = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GArray) real = NULL;
@@ -146,12 +146,18 @@ int synth_file_index_theme(struct synth *s, struct lookup *l, const char *theme,
 	r = index_theme_head(kf, l, theme);
 	if (r >= 0)
 		r = synth_sizes(l, theme, &sizes);
+	if (r >= 0)
+		r = synth_scaled_sizes(l, theme, &scaled_sizes);
 	if (r < 0)
 		return r;
 	for (unsigned i = 0; i < sizes->len; i++) {
 		int n = g_array_index(sizes, int, i);
 
 		g_ptr_array_add(dirs, g_strdup_printf("%dx%d", n, n));
+	}
+	for (unsigned i = 0; i < scaled_sizes->len; i++) {
+		int n = g_array_index(scaled_sizes, int, i);
+
 		g_ptr_array_add(scaled, g_strdup_printf("%dx%d@2", n, n));
 	}
 	g_ptr_array_add(dirs, g_strdup("scalable"));
@@ -173,12 +179,12 @@ int synth_file_index_theme(struct synth *s, struct lookup *l, const char *theme,
 	list = g_strjoinv(",", (char **)dirs->pdata);
 	g_key_file_set_string(kf, top, "Directories", list);
 	g_free(list);
-	if (synth_scaled_listed(l)) {
+	if (scaled_sizes->len > 0) {
 		list = g_strjoinv(",", (char **)scaled->pdata);
 		g_key_file_set_string(kf, top, "ScaledDirectories", list);
 		g_free(list);
 	}
-	index_theme_views(kf, l, sizes, dirs, scaled);
+	index_theme_views(kf, sizes, dirs, scaled_sizes, scaled);
 	for (unsigned i = 0; real && i < real->len; i++)
 		if (gtk_builtin_dir(g_array_index(real, struct lookup_dir, i).path))
 			index_theme_dir(kf, &g_array_index(real, struct lookup_dir, i));
@@ -199,32 +205,56 @@ int synth_file_index_theme(struct synth *s, struct lookup *l, const char *theme,
  * from 1,420 to 1,156 of 1,422 lookups alike (test_fidelity.py). */
 static const int asked_sizes[] = { 16, 22, 24, 32, 48, 64, 96, 128 };
 
+/* Whether a name of `own` (lookup_name_sizes: struct lookup_size) goes
+ * in a directory of pixel size `px`: an asked size, or one of its own. */
 static bool px_wanted(int px, GArray *own)
 {
 	for (size_t i = 0; i < ELEMENTSOF(asked_sizes); i++)
 		if (asked_sizes[i] == px)
 			return true;
-	for (guint i = 0; own && i < own->len; i++)
-		if (g_array_index(own, int, i) == px)
+	for (guint i = 0; own && i < own->len; i++) {
+		const struct lookup_size *z =
+			&g_array_index(own, struct lookup_size, i);
+
+		if (!z->scalable && z->size * z->scale == px)
 			return true;
+	}
+	return false;
+}
+
+/* ... in an N×N@2 view under gtk (synth_scaled_sizes): where a Scale=2
+ * directory of Size N holds it (Scalable or not). */
+static bool scaled_wanted(int n, GArray *own)
+{
+	for (guint i = 0; own && i < own->len; i++) {
+		const struct lookup_size *z =
+			&g_array_index(own, struct lookup_size, i);
+
+		if (z->size == n && z->scale == 2)
+			return true;
+	}
 	return false;
 }
 
 /* Each of `names` into `extra`, in the directories (`px`: their pixel
  * sizes) of the asked sizes and of its own theme's (`own`,
- * lookup_name_sizes), each directory index with `flag`. */
+ * lookup_name_sizes), and with `at2` (N of an N×N@2 view under gtk, else
+ * 0; per directory as `px`, whose value is 0 there) in the @2 views
+ * scaled_wanted() says; each directory index with `flag`. */
 static void names_at_sizes(GPtrArray *names, GHashTable *own, GArray *px,
-			   guint flag, GHashTable *extra)
+			   GArray *at2, guint flag, GHashTable *extra)
 {
 	for (guint i = 0; names && i < names->len; i++) {
 		GArray *in = g_array_new(FALSE, FALSE, sizeof(guint));
 		GArray *sizes = g_hash_table_lookup(own, names->pdata[i]);
 
 		for (guint d = 0; d < px->len; d++) {
+			int n = at2 ? (int)g_array_index(at2, unsigned, d) : 0;
 			guint v = d | flag;
 
-			if (px_wanted((int)g_array_index(px, unsigned, d),
-				      sizes))
+			if (n ? scaled_wanted(n, sizes)
+			      : px_wanted((int)g_array_index(px, unsigned, d),
+					  sizes))
 				g_array_append_val(in, v);
 		}
 		g_hash_table_insert(extra, names->pdata[i], in);
@@ -246,7 +276,8 @@ static void names_at_sizes(GPtrArray *names, GHashTable *own, GArray *px,
  * size still resolves when named. `png` is emptied; `sized` is left as
  * it is. */
 static int cache_sizes(struct lookup *l, const char *theme, GPtrArray *png,
-		       GPtrArray *sized, GArray *px, GHashTable *extra)
+		       GPtrArray *sized, GArray *px, GArray *at2,
+		       GHashTable *extra)
 {
 	g_autoptr(GHashTable) own = NULL;
 	int r;
@@ -254,8 +285,8 @@ static int cache_sizes(struct lookup *l, const char *theme, GPtrArray *png,
 	r = lookup_name_sizes(l, theme, &own);
 	if (r < 0)
 		return r;
-	names_at_sizes(png, own, px, 0, extra);
-	names_at_sizes(sized, own, px, ICONCACHE_SVG, extra);
+	names_at_sizes(png, own, px, at2, 0, extra);
+	names_at_sizes(sized, own, px, at2, ICONCACHE_SVG, extra);
 	g_ptr_array_set_size(png, 0);
 	return 0;
 }
@@ -283,18 +314,46 @@ static void extra_add(GHashTable *extra, GPtrArray *entries, GArray *px,
 		}
 }
 
+/* The size views of the cache, in order: their names in `dirs`, and per
+ * view its pixel size in `px` (0 for an @2 one: with the names of their
+ * pixel size there, GTK 3 and 4 took 24x24@2's at 20 px, where stock draws
+ * the SVG), its Size·Scale in `scaled_px`, and N of an N×N@2 one in `at2`
+ * (else 0). */
+struct cache_views {
+	GPtrArray *dirs;
+	GArray *px, *scaled_px, *at2;
+};
+
+static void cache_views_add(struct cache_views *v, GArray *sizes,
+			    unsigned scale)
+{
+	for (unsigned i = 0; i < sizes->len; i++) {
+		unsigned n = (unsigned)g_array_index(sizes, int, i);
+		unsigned p = n * scale, one = scale == 1 ? n : 0,
+			 two = scale == 1 ? 0 : n;
+
+		g_ptr_array_add(v->dirs,
+				scale == 1 ? g_strdup_printf("%ux%u", n, n)
+					   : g_strdup_printf("%ux%u@2", n, n));
+		g_array_append_val(v->px, one);
+		g_array_append_val(v->scaled_px, p);
+		g_array_append_val(v->at2, two);
+	}
+}
+
 int synth_file_icon_cache(struct synth *s, struct lookup *l, const char *theme,
 			  GBytes **ret)
 {
-	g_autoptr(GArray) sizes = NULL;
+	g_autoptr(GArray) sizes = NULL, scaled_sizes = NULL;
 	g_autoptr(GPtrArray) dirs = g_ptr_array_new_with_free_func(g_free);
 	g_autoptr(GPtrArray) names = NULL, svg = NULL, symbolic = NULL;
 	g_autoptr(GPtrArray) variants = NULL, sized = NULL;
 	g_autoptr(GPtrArray) png = g_ptr_array_new();
 	g_autoptr(GArray) px = g_array_new(FALSE, FALSE, sizeof(unsigned));
-	/* the same with the @2 views' pixel sizes (Size·Scale) */
 	g_autoptr(GArray) scaled_px = g_array_new(FALSE, FALSE,
 						  sizeof(unsigned));
+	g_autoptr(GArray) at2 = g_array_new(FALSE, FALSE, sizeof(unsigned));
+	struct cache_views views = { dirs, px, scaled_px, at2 };
 	/* a name some size dirs hold → those dirs (guint, iconcache.h) */
 	g_autoptr(GHashTable) extra = g_hash_table_new_full(
 		g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_array_unref);
@@ -302,6 +361,8 @@ int synth_file_icon_cache(struct synth *s, struct lookup *l, const char *theme,
 	int r;
 
 	r = synth_sizes(l, theme, &sizes);
+	if (r >= 0)
+		r = synth_scaled_sizes(l, theme, &scaled_sizes);
 	if (r >= 0)
 		r = synth_names(s, l, theme, false, &names);
 	if (r >= 0)
@@ -314,21 +375,8 @@ int synth_file_icon_cache(struct synth *s, struct lookup *l, const char *theme,
 		r = synth_sized_svgs(s, l, theme, &sized);
 	if (r < 0)
 		return r;
-	for (unsigned scale = 1; scale <= (synth_scaled_listed(l) ? 2 : 1); scale++)
-		for (unsigned i = 0; i < sizes->len; i++) {
-			int n = g_array_index(sizes, int, i);
-			unsigned p = (unsigned)n * scale;
-
-			g_ptr_array_add(
-				dirs,
-				scale == 1 ? g_strdup_printf("%dx%d", n, n)
-					   : g_strdup_printf("%dx%d@2", n, n));
-			g_array_append_val(scaled_px, p);
-			/* none in the @2 views: GTK 3 and 4 then took
-			 * 24x24@2's at 20 px, where stock draws the SVG */
-			p = scale == 1 ? p : 0;
-			g_array_append_val(px, p);
-		}
+	cache_views_add(&views, sizes, 1);
+	cache_views_add(&views, scaled_sizes, 2);
 	g_ptr_array_add(dirs, g_strdup("scalable"));
 	for (unsigned i = 0; i < names->len; i++)
 		if (!view_is_symbolic(names->pdata[i]) &&
@@ -337,9 +385,9 @@ int synth_file_icon_cache(struct synth *s, struct lookup *l, const char *theme,
 	extra_add(extra, symbolic, px, 0);
 	if (lookup_rules(l) == LOOKUP_RULES_GTK) {
 		extra_add(extra, variants, px, ICONCACHE_SVG);
-		r = cache_sizes(l, theme, png, NULL, px, extra);
+		r = cache_sizes(l, theme, png, NULL, px, at2, extra);
 	} else if (lookup_rules(l) == LOOKUP_RULES_QT)
-		r = cache_sizes(l, theme, png, sized, scaled_px, extra);
+		r = cache_sizes(l, theme, png, sized, scaled_px, NULL, extra);
 	if (r < 0)
 		return r;
 	out = g_byte_array_new();

@@ -23,8 +23,9 @@
  * there too, 9 no @2 directories under gtk, 10 the cache's names at
  * their own and the asked sizes only, 11 its values aligned, 12 a user's
  * own rows deflated, 13 every symbolic SVG pre-encoded under gtk, 14 the
- * cache's names at their own and the asked sizes under qt too). */
-#define SYNTH_FORMAT  "14"
+ * cache's names at their own and the asked sizes under qt too, 15 @2
+ * views of the chain's Scale=2 sizes under gtk). */
+#define SYNTH_FORMAT  "15"
 
 /* What a stored row says made it: this version and format, and the rules
  * of the lookup that built it (the files differ per toolkit; an index
@@ -310,6 +311,13 @@ int synth_sizes(struct lookup *l, const char *theme, GArray **ret)
 	g_array_set_size(sizes, n);
 	*ret = sizes;
 	return 0;
+}
+
+int synth_scaled_sizes(struct lookup *l, const char *theme, GArray **ret)
+{
+	if (synth_scaled_listed(l))
+		return synth_sizes(l, theme, ret);
+	return lookup_chain_scaled_sizes(l, theme, ret);
 }
 
 static int build_names(struct synth *s, struct lookup *l, const char *theme,

@@ -89,19 +89,16 @@ int lookup_bitmap_names(struct lookup *l, const char *theme, GPtrArray **ret)
 	return chain_names(l, theme, "!= 1", ret);
 }
 
-int lookup_chain_sizes(struct lookup *l, const char *theme, int max,
-		       GArray **ret)
+/* The sizes `sql` selects of the chain's directories (?2: `arg`). */
+static int chain_sizes(struct lookup *l, const char *theme, const char *sql,
+		       int arg, GArray **ret)
 {
 	_cleanup_(sqlite3_finalizep) sqlite3_stmt *q = NULL;
 	g_autofree char *json = NULL;
 	GArray *sizes;
 	int r;
 
-	r = chain_query(l, theme,
-			"SELECT DISTINCT size FROM subdir WHERE theme_id IN "
-			"(SELECT value FROM json_each(?1)) AND type != 1 "
-			"AND size <= ?2 ORDER BY size",
-			max, &json, &q);
+	r = chain_query(l, theme, sql, arg, &json, &q);
 	if (r < 0)
 		return r;
 	sizes = g_array_new(FALSE, FALSE, sizeof(int));
@@ -111,6 +108,31 @@ int lookup_chain_sizes(struct lookup *l, const char *theme, int max,
 	}
 	*ret = sizes;
 	return 0;
+}
+
+int lookup_chain_sizes(struct lookup *l, const char *theme, int max,
+		       GArray **ret)
+{
+	return chain_sizes(l, theme,
+			   "SELECT DISTINCT size FROM subdir WHERE theme_id IN "
+			   "(SELECT value FROM json_each(?1)) AND type != 1 "
+			   "AND size <= ?2 ORDER BY size",
+			   max, ret);
+}
+
+int lookup_chain_scaled_sizes(struct lookup *l, const char *theme,
+			      GArray **ret)
+{
+	g_autofree char *sql = layered_icons_sql(
+		lookup_db(l),
+		"SELECT s.size AS size FROM json_each(?1) j "
+		"JOIN dir d ON d.theme_id = j.value AND d.kind = ?2 "
+		"JOIN subdir s ON s.theme_id = d.theme_id AND s.path = d.relpath "
+		"AND s.scale = 2 WHERE EXISTS (SELECT 1 FROM {icon} i "
+		"WHERE i.listing_id = d.listing_id)",
+		"SELECT DISTINCT size FROM ({arms}) ORDER BY size");
+
+	return chain_sizes(l, theme, sql, DIR_KIND_SUBDIR, ret);
 }
 
 int lookup_name_sizes(struct lookup *l, const char *theme, GHashTable **ret)
@@ -125,7 +147,7 @@ int lookup_name_sizes(struct lookup *l, const char *theme, GHashTable **ret)
 	 * of the chain in memory (18 MB for Papirus) */
 	g_autofree char *sql = layered_icons_sql(
 		lookup_db(l),
-		"SELECT i.name, j.key, s.type, s.size * s.scale FROM json_each(?1) j "
+		"SELECT i.name, j.key, s.type, s.size, s.scale FROM json_each(?1) j "
 		"JOIN dir d ON d.theme_id = j.value AND d.kind = ?2 "
 		"JOIN subdir s ON s.theme_id = d.theme_id AND s.path = d.relpath "
 		"JOIN {icon} i ON i.listing_id = d.listing_id",
@@ -138,7 +160,10 @@ int lookup_name_sizes(struct lookup *l, const char *theme, GHashTable **ret)
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		const char *name = db_column_str(q, 0);
 		gintptr pos = (gintptr)sqlite3_column_int64(q, 1) + 1;
-		int px = sqlite3_column_int(q, 3);
+		struct lookup_size size = {
+			sqlite3_column_int(q, 3), sqlite3_column_int(q, 4),
+			sqlite3_column_int(q, 2) == THEME_DIR_SCALABLE
+		};
 		char *key = NULL;
 		GArray *sizes = NULL;
 		gintptr had;
@@ -152,12 +177,12 @@ int lookup_name_sizes(struct lookup *l, const char *theme, GHashTable **ret)
 				g_array_set_size(sizes, 0);
 		} else {
 			key = g_strdup(name);
-			sizes = g_array_new(FALSE, FALSE, sizeof(int));
+			sizes = g_array_new(FALSE, FALSE, sizeof(size));
 			g_hash_table_insert(out, key, sizes);
 		}
 		g_hash_table_insert(from, key, GINT_TO_POINTER(pos));
-		if (sqlite3_column_int(q, 2) != THEME_DIR_SCALABLE)
-			g_array_append_val(sizes, px);
+		if (!size.scalable || size.scale == 2)
+			g_array_append_val(sizes, size);
 	}
 	if (rc != SQLITE_DONE)
 		return db_log_error(lookup_db(l), rc, "cannot read the sizes of icons");

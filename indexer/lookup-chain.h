@@ -8,6 +8,7 @@
 #pragma once
 
 #include <glib.h>
+#include <stdbool.h>
 
 #include "lookup.h"
 
@@ -24,11 +25,22 @@ int lookup_bitmap_names(struct lookup *l, const char *theme, GPtrArray **ret);
  * sorted, each once, up to `max`. */
 int lookup_chain_sizes(struct lookup *l, const char *theme, int max,
 		       GArray **ret);
+/* The Sizes of its Scale=2 directories that hold an icon, Scalable ones
+ * too, sorted, each once. */
+int lookup_chain_scaled_sizes(struct lookup *l, const char *theme,
+			      GArray **ret);
 
-/* For each name of the chain of `theme`: the pixel sizes (Size·Scale) of
- * the non-Scalable directories that hold it in the first theme of the
- * chain that has it at all, the theme a toolkit takes it from. A new
- * table: name (string) → GArray of int, in no order, possibly empty. */
+/* A directory's Size and Scale, and whether it is Scalable. */
+struct lookup_size {
+	int size, scale;
+	bool scalable;
+};
+
+/* For each name of the chain of `theme`: the directories that hold it in
+ * the first theme of the chain that has it at all, the theme a toolkit
+ * takes it from: every non-Scalable one, and the Scalable ones of Scale 2.
+ * A new table: name (string) → GArray of struct lookup_size, in no order,
+ * possibly empty. */
 int lookup_name_sizes(struct lookup *l, const char *theme, GHashTable **ret);
 
 /* GTK's pre-encoded symbolic icons ("NAME.symbolic.png", as

@@ -1,11 +1,12 @@
 """What real toolkits show stock and through the mount, compared: the
 helper of test_fidelity.py and of the bench's fidelity figures. Not a test.
 
-A sample of (theme, name, size) goes to a child /usr/bin/python3 (Debian's,
-with python3-gi and PyQt6) under Xvfb twice: with XDG_DATA_DIRS as it is,
-and with the mount first. GTK 3 gives its pixels (GtkIconInfo.load_icon, or
-load_symbolic with fixed colours for symbolic names); GTK 4 the file it
-picked (no pixels: PyGObject cannot hand a GskTextureNode back); Qt 6 its
+A sample of (theme, name, size[, scale]) goes to a child /usr/bin/python3
+(Debian's, with python3-gi and PyQt6) under Xvfb twice: with XDG_DATA_DIRS
+as it is, and with the mount first. GTK 3 gives its pixels
+(GtkIconInfo.load_icon, or load_symbolic with fixed colours for symbolic
+names); GTK 4 the file it picked (no pixels: PyGObject cannot hand a
+GskTextureNode back), both at the case's scale (1 unless given); Qt 6 its
 pixels (QIcon.fromTheme(...).pixmap); KDE the file KIconLoader picks at the
 theme's Desktop group size (`kiconfinder5`, one run per name, the theme set
 in a kdeglobals of its own). Run as a program
@@ -200,12 +201,13 @@ def child(kind, path):
         themes = {}
         fg, ok, warn, err = (Gdk.RGBA(0.2, 0.4, 0.6, 1), Gdk.RGBA(0, 1, 0, 1),
                              Gdk.RGBA(1, 0.5, 0, 1), Gdk.RGBA(1, 0, 0, 1))
-        for theme, name, size in cases:
+        for theme, name, size, *scale in cases:
             it = themes.get(theme)
             if not it:
                 it = themes[theme] = Gtk.IconTheme.new()
                 it.set_custom_theme(theme)
-            info = it.lookup_icon(name, size, Gtk.IconLookupFlags.FORCE_SIZE)
+            info = it.lookup_icon_for_scale(name, size, scale[0] if scale else 1,
+                                            Gtk.IconLookupFlags.FORCE_SIZE)
             out = {"path": "", "w": 0, "h": 0, "rgba": ""}
             if info:
                 try:
@@ -226,12 +228,13 @@ def child(kind, path):
         from gi.repository import Gtk
         Gtk.init()
         themes = {}
-        for theme, name, size in cases:
+        for theme, name, size, *scale in cases:
             it = themes.get(theme)
             if not it:
                 it = themes[theme] = Gtk.IconTheme()
                 it.set_theme_name(theme)
-            p = it.lookup_icon(name, None, size, 1, Gtk.TextDirection.LTR, 0)
+            p = it.lookup_icon(name, None, size, scale[0] if scale else 1,
+                               Gtk.TextDirection.LTR, 0)
             f = p.get_file()
             path = (f.get_path() or f.get_uri()) if f else ""
             if path.endswith("image-missing.png") and name != "image-missing":

@@ -52,13 +52,16 @@ TEST(resolve)
 	fixture_free(f);
 }
 
-static int int_cmp(gconstpointer a, gconstpointer b)
+static int size_cmp(gconstpointer a, gconstpointer b)
 {
-	return *(const int *)a - *(const int *)b;
+	const struct lookup_size *x = a, *y = b;
+
+	return x->size != y->size ? x->size - y->size : x->scale - y->scale;
 }
 
-/* lookup_name_sizes' sizes of `name`, sorted, space-separated (a string
- * of a table the test frees: kept in a static buffer). */
+/* lookup_name_sizes' sizes of `name`, sorted, space-separated, "@2" after
+ * a Scale=2 one (a string of a table the test frees: kept in a static
+ * buffer). */
 static const char *own_sizes(GHashTable *own, const char *name)
 {
 	static char buf[64];
@@ -67,10 +70,14 @@ static const char *own_sizes(GHashTable *own, const char *name)
 
 	if (!a)
 		return "(none)";
-	g_array_sort(a, int_cmp);
-	for (guint i = 0; i < a->len; i++)
-		g_string_append_printf(out, "%s%d", i ? " " : "",
-				       g_array_index(a, int, i));
+	g_array_sort(a, size_cmp);
+	for (guint i = 0; i < a->len; i++) {
+		const struct lookup_size *z =
+			&g_array_index(a, struct lookup_size, i);
+
+		g_string_append_printf(out, "%s%d%s", i ? " " : "", z->size,
+				       z->scale == 2 ? "@2" : "");
+	}
 	g_strlcpy(buf, out->str, sizeof buf);
 	return buf;
 }

@@ -49,7 +49,8 @@ TEST(index_theme)
 	dirs = g_key_file_get_string(kf, "Icon Theme", "Directories", NULL);
 	ASSERT_TRUE(dirs && g_str_has_prefix(dirs, "16x16,22x22,") &&
 		    g_str_has_suffix(dirs, ",scalable"));
-	/* under gtk no @2 directories: GTK takes 48x48 for 24 at scale 2 */
+	/* under gtk an @2 view only where the chain has a Scale=2
+	 * directory of that Size (scaled_views): t's has none */
 	ASSERT_TRUE(!g_key_file_has_key(kf, "Icon Theme", "ScaledDirectories", NULL));
 	ASSERT_TRUE(!g_key_file_has_group(kf, "32x32@2"));
 	ASSERT_TRUE(strstr(dirs, ",44x44,") != NULL);
@@ -70,6 +71,64 @@ TEST(index_theme)
 	ASSERT_EQ_STR(type, "Threshold");
 	synth_free(s);
 	fixture_free(f);
+}
+
+/* Under gtk, an @2 view of each Size of the chain's Scale=2 directories,
+ * which GTK takes at scale 2 before the 2N×2N view of the same pixels;
+ * under qt one of every size view. */
+TEST(scaled_views)
+{
+	static const enum lookup_rules rules[] = { LOOKUP_RULES_GTK,
+						   LOOKUP_RULES_QT };
+
+	for (size_t i = 0; i < G_N_ELEMENTS(rules); i++) {
+		struct fixture *f = fixture_new();
+		struct synth *s = NULL;
+		g_autoptr(GBytes) text = NULL;
+		g_autoptr(GKeyFile) kf = g_key_file_new();
+		g_autoptr(GArray) scaled = NULL;
+		g_autofree char *list = NULL;
+
+		f->rules = rules[i];
+		fixture_write(f, "t/index.theme",
+			      "[Icon Theme]\nName=Tee\nDirectories=16,32\n"
+			      "ScaledDirectories=16@2\n\n[16]\nSize=16\n"
+			      "Type=Fixed\n\n[32]\nSize=32\nType=Fixed\n\n"
+			      "[16@2]\nSize=16\nScale=2\nType=Fixed\n",
+			      -1);
+		fixture_png(f, "t/16/a.png", 16);
+		fixture_png(f, "t/32/a.png", 32);
+		fixture_png(f, "t/16@2/a.png", 32);
+		ASSERT_EQ_INT(fixture_index(f), 0);
+		ASSERT_EQ_INT(synth_new(NULL, &s), 0);
+		ASSERT_EQ_INT(synth_scaled_sizes(f->l, "t", &scaled), 0);
+		if (rules[i] == LOOKUP_RULES_GTK) {
+			ASSERT_EQ_INT(scaled->len, 1);
+			ASSERT_EQ_INT(g_array_index(scaled, int, 0), 16);
+		} else {
+			ASSERT_TRUE(scaled->len > 1);
+		}
+		ASSERT_EQ_INT(synth_file(s, f->l, "t", SYNTH_INDEX_THEME, &text),
+			      0);
+		ASSERT_TRUE(g_key_file_load_from_data(
+			kf, g_bytes_get_data(text, NULL), g_bytes_get_size(text),
+			G_KEY_FILE_NONE, NULL));
+		list = g_key_file_get_string(kf, "Icon Theme",
+					     "ScaledDirectories", NULL);
+		ASSERT_TRUE(list != NULL);
+		ASSERT_EQ_INT(
+			g_key_file_get_integer(kf, "16x16@2", "Scale", NULL), 2);
+		ASSERT_EQ_INT(
+			g_key_file_get_integer(kf, "16x16@2", "Size", NULL), 16);
+		if (rules[i] == LOOKUP_RULES_GTK) {
+			ASSERT_EQ_STR(list, "16x16@2");
+			ASSERT_TRUE(!g_key_file_has_group(kf, "32x32@2"));
+		} else {
+			ASSERT_TRUE(g_key_file_has_group(kf, "32x32@2"));
+		}
+		synth_free(s);
+		fixture_free(f);
+	}
 }
 
 TEST(cache_and_generation)
@@ -261,6 +320,7 @@ TEST(deflated_in_a_users_layered_index)
 	fixture_free(f);
 }
 
-TEST_MAIN(TEST_CASE(index_theme), TEST_CASE(symbolic_pngs), TEST_CASE(cache_and_generation),
+TEST_MAIN(TEST_CASE(index_theme), TEST_CASE(scaled_views), TEST_CASE(symbolic_pngs),
+	  TEST_CASE(cache_and_generation),
 	  TEST_CASE(stored_for_the_next_mount),
 	  TEST_CASE(deflated_in_a_users_layered_index))

@@ -6,7 +6,8 @@ and GTK's built-in names, at 16-96 px, stock and with the mount first in
 XDG_DATA_DIRS, each toolkit through a mount of its own rules:
 - --rules gtk: GTK 3's pixels, GTK 4's picks; GTK's built-in icons and
   Adwaita's symbolic icons come out identical; and GTK 3 against Qt 6
-  through that mount (the bench's F3);
+  through that mount (the bench's F3); GTK 3 and 4 also at scale 2, where
+  a theme's own drawing for a size at scale 2 comes out identical;
 - --rules kde: the file KIconLoader (kiconfinder5) picks at each theme's
   Desktop size; an SVG it picks stock reaches it as an SVG (so that it can
   recolour it);
@@ -16,6 +17,7 @@ by cause is printed (the shares are the bench's F1-F3; their goals are not
 tests)."""
 import collections
 import random
+import re
 import shutil
 
 import fidelity
@@ -36,6 +38,13 @@ def report(kind, rows, counts):
         print(f"  {cause:36} {theme:10} {n}")
     lost = [(c, s) for c, v, s, *_ in rows if v == "lost"]
     check_eq(lost, [], f"{kind}: no icon that stock shows is lost through the mount")
+
+
+def own_scale2(path, size):
+    """Whether `path` is in a theme's Scale=2 directory of Size `size`
+    ("22x22@2x/devices", "actions/22@2x")."""
+    m = re.search(r"/(\d+)(?:x\d+)?@2x/", path or "")
+    return bool(m) and int(m.group(1)) == size
 
 
 def sample(mnt):
@@ -61,6 +70,21 @@ with mounted(db, REAL_BASES, theme="Adwaita", extra=["--rules", "gtk"]) as mnt:
     both, same = fidelity.agreement(cases, via["gtk3"], via["qt6"])
     print(f"GTK 3 and Qt 6 through the mount: {same} of {both} non-symbolic lookups the same")
     check(both > 0, "GTK 3 and Qt 6 both answer lookups through the mount")
+
+    # at scale 2 (a HiDPI session), where a theme has its own drawing of a
+    # size N for scale 2 (Papirus's 22x22@2x/devices/computer.svg, the
+    # 22 px design at 44 px): GTK takes it before the 2N px one (48x48's)
+    # without the mount, and must through it
+    cases2 = [(t, n, z, 2) for t, n, z in
+              fidelity.sample(mnt, THEMES, [16, 22, 24, 32, 48], 30, random.Random(7))]
+    for kind in ("gtk3", "gtk4"):
+        rows, counts = fidelity.measure(kind, cases2, ORIGINAL, mnt)
+        report(f"{kind} at scale 2 (rules gtk)", rows, counts)
+        own = [(c, s, src) for c, v, s, p, src in rows
+               if own_scale2(s, c[2]) and not c[1].endswith("-symbolic") and v != "same"]
+        check(any(own_scale2(s, c[2]) for c, _, s, *_ in rows),
+              f"{kind}: the sample has lookups of themes' own scale-2 drawings")
+        check_eq(own, [], f"{kind} at scale 2: a theme's own drawing for it through the mount")
 
 with mounted(db, REAL_BASES, theme="Adwaita", extra=["--rules", "kde"]) as mnt:
     cases = fidelity.kde_cases(sample(mnt))
