@@ -152,9 +152,12 @@ with mounted(db, REAL_BASES, theme="Papirus") as mnt:
     for needle in ("Name=Papirus", "Inherits=hicolor", "[48x48]\nSize=48\nType=Fixed",
                    "[scalable]", "MaxSize=1024", "Type=Scalable", "[44x44]\nSize=44"):
         check(needle in text, f"index.theme has {needle!r}")
-    # under gtk no @2 groups (GTK takes 48x48 for 24 at scale 2), though
-    # the @2 views exist
-    check("@2" not in text, "the gtk rules' index.theme lists no @2 directories")
+    # under gtk an @2 group only of a Size Papirus has Scale=2 directories
+    # of (22x22@2x): GTK at 22@2 takes those drawings there, not 44x44's;
+    # the other @2 views exist unlisted
+    check("[22x22@2]\nSize=22\nScale=2\nType=Fixed" in text,
+          "the gtk rules' index.theme lists Papirus's 22x22@2")
+    check("[44x44@2]" not in text, "... and no @2 directory of a size it has none of")
 
     # read-only everywhere
     f48 = os.path.join(mnt, "48", name + ".png")
