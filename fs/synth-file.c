@@ -236,25 +236,32 @@ static bool scaled_wanted(int n, GArray *own)
 	return false;
 }
 
-/* Each of `names` into `extra`, in the directories (`px`: their pixel
- * sizes) of the asked sizes and of its own theme's (`own`,
- * lookup_name_sizes), and with `at2` (N of an N×N@2 view under gtk, else
- * 0; per directory as `px`, whose value is 0 there) in the @2 views
- * scaled_wanted() says; each directory index with `flag`. */
-static void names_at_sizes(GPtrArray *names, GHashTable *own, GArray *px,
-			   GArray *at2, guint flag, GHashTable *extra)
+/* Whether size view `v` (struct lookup_size) lists a name of `own`: an
+ * @2 one under gtk where scaled_wanted() says, any other by its pixels
+ * (px_wanted). */
+static bool view_wanted(const struct lookup_size *v, bool gtk, GArray *own)
+{
+	if (gtk && v->scale == 2)
+		return scaled_wanted(v->size, own);
+	return px_wanted(v->size * v->scale, own);
+}
+
+/* Each of `names` into `extra`, in the size views (`views`, struct
+ * lookup_size, in the cache's order) view_wanted() says for it with its
+ * own theme's directories (`own`, lookup_name_sizes); each directory index
+ * with `flag`. */
+static void names_at_sizes(GPtrArray *names, GHashTable *own, GArray *views,
+			   bool gtk, guint flag, GHashTable *extra)
 {
 	for (guint i = 0; names && i < names->len; i++) {
 		GArray *in = g_array_new(FALSE, FALSE, sizeof(guint));
 		GArray *sizes = g_hash_table_lookup(own, names->pdata[i]);
 
-		for (guint d = 0; d < px->len; d++) {
-			int n = at2 ? (int)g_array_index(at2, unsigned, d) : 0;
+		for (guint d = 0; d < views->len; d++) {
 			guint v = d | flag;
 
-			if (n ? scaled_wanted(n, sizes)
-			      : px_wanted((int)g_array_index(px, unsigned, d),
-					  sizes))
+			if (view_wanted(&g_array_index(views, struct lookup_size, d),
+					gtk, sizes))
 				g_array_append_val(in, v);
 		}
 		g_hash_table_insert(extra, names->pdata[i], in);
@@ -276,30 +283,36 @@ static void names_at_sizes(GPtrArray *names, GHashTable *own, GArray *px,
  * size still resolves when named. `png` is emptied; `sized` is left as
  * it is. */
 static int cache_sizes(struct lookup *l, const char *theme, GPtrArray *png,
-		       GPtrArray *sized, GArray *px, GArray *at2,
-		       GHashTable *extra)
+		       GPtrArray *sized, GArray *views, GHashTable *extra)
 {
+	bool gtk = lookup_rules(l) == LOOKUP_RULES_GTK;
 	g_autoptr(GHashTable) own = NULL;
 	int r;
 
 	r = lookup_name_sizes(l, theme, &own);
 	if (r < 0)
 		return r;
-	names_at_sizes(png, own, px, at2, 0, extra);
-	names_at_sizes(sized, own, px, at2, ICONCACHE_SVG, extra);
+	names_at_sizes(png, own, views, gtk, 0, extra);
+	names_at_sizes(sized, own, views, gtk, ICONCACHE_SVG, extra);
 	g_ptr_array_set_size(png, 0);
 	return 0;
 }
 
 /* The "PX NAME" `entries` into `extra` (iconcache.h): each name in the
- * dirs of that PX (`px`, guint per dir, 0 for none), with `flag`. */
-static void extra_add(GHashTable *extra, GPtrArray *entries, GArray *px,
+ * scale-1 size views of that PX (`views`, struct lookup_size), with `flag`;
+ * none in an @2 one (with the names of their pixel size there, GTK 3 and 4
+ * took 24x24@2's at 20 px, where stock draws the SVG). */
+static void extra_add(GHashTable *extra, GPtrArray *entries, GArray *views,
 		      guint flag)
 {
 	for (unsigned i = 0; i < entries->len; i++)
-		for (guint d = 0; d < px->len; d++) {
-			const char *name = synth_entry_at(
-				entries->pdata[i], g_array_index(px, unsigned, d));
+		for (guint d = 0; d < views->len; d++) {
+			const struct lookup_size *z =
+				&g_array_index(views, struct lookup_size, d);
+			const char *name =
+				z->scale != 1 ? NULL
+					      : synth_entry_at(entries->pdata[i],
+							       (unsigned)z->size);
 			guint v = d | flag;
 			GArray *in;
 
@@ -314,30 +327,20 @@ static void extra_add(GHashTable *extra, GPtrArray *entries, GArray *px,
 		}
 }
 
-/* The size views of the cache, in order: their names in `dirs`, and per
- * view its pixel size in `px` (0 for an @2 one: with the names of their
- * pixel size there, GTK 3 and 4 took 24x24@2's at 20 px, where stock draws
- * the SVG), its Size·Scale in `scaled_px`, and N of an N×N@2 one in `at2`
- * (else 0). */
-struct cache_views {
-	GPtrArray *dirs;
-	GArray *px, *scaled_px, *at2;
-};
-
-static void cache_views_add(struct cache_views *v, GArray *sizes,
-			    unsigned scale)
+/* The size views of `sizes` at `scale` (1 or 2) after the cache's others:
+ * their names into `dirs`, their Size and Scale into `views`. */
+static void cache_views_add(GPtrArray *dirs, GArray *views, GArray *sizes,
+			    int scale)
 {
 	for (unsigned i = 0; i < sizes->len; i++) {
-		unsigned n = (unsigned)g_array_index(sizes, int, i);
-		unsigned p = n * scale, one = scale == 1 ? n : 0,
-			 two = scale == 1 ? 0 : n;
+		struct lookup_size v = { g_array_index(sizes, int, i), scale,
+					 false };
 
-		g_ptr_array_add(v->dirs,
-				scale == 1 ? g_strdup_printf("%ux%u", n, n)
-					   : g_strdup_printf("%ux%u@2", n, n));
-		g_array_append_val(v->px, one);
-		g_array_append_val(v->scaled_px, p);
-		g_array_append_val(v->at2, two);
+		g_ptr_array_add(dirs, scale == 1 ? g_strdup_printf("%dx%d",
+								   v.size, v.size)
+						 : g_strdup_printf("%dx%d@2",
+								   v.size, v.size));
+		g_array_append_val(views, v);
 	}
 }
 
@@ -349,11 +352,8 @@ int synth_file_icon_cache(struct synth *s, struct lookup *l, const char *theme,
 	g_autoptr(GPtrArray) names = NULL, svg = NULL, symbolic = NULL;
 	g_autoptr(GPtrArray) variants = NULL, sized = NULL;
 	g_autoptr(GPtrArray) png = g_ptr_array_new();
-	g_autoptr(GArray) px = g_array_new(FALSE, FALSE, sizeof(unsigned));
-	g_autoptr(GArray) scaled_px = g_array_new(FALSE, FALSE,
-						  sizeof(unsigned));
-	g_autoptr(GArray) at2 = g_array_new(FALSE, FALSE, sizeof(unsigned));
-	struct cache_views views = { dirs, px, scaled_px, at2 };
+	g_autoptr(GArray) views = g_array_new(FALSE, FALSE,
+					      sizeof(struct lookup_size));
 	/* a name some size dirs hold → those dirs (guint, iconcache.h) */
 	g_autoptr(GHashTable) extra = g_hash_table_new_full(
 		g_str_hash, g_str_equal, NULL, (GDestroyNotify)g_array_unref);
@@ -375,19 +375,19 @@ int synth_file_icon_cache(struct synth *s, struct lookup *l, const char *theme,
 		r = synth_sized_svgs(s, l, theme, &sized);
 	if (r < 0)
 		return r;
-	cache_views_add(&views, sizes, 1);
-	cache_views_add(&views, scaled_sizes, 2);
+	cache_views_add(dirs, views, sizes, 1);
+	cache_views_add(dirs, views, scaled_sizes, 2);
 	g_ptr_array_add(dirs, g_strdup("scalable"));
 	for (unsigned i = 0; i < names->len; i++)
 		if (!view_is_symbolic(names->pdata[i]) &&
 		    !synth_list_has(sized, names->pdata[i]))
 			g_ptr_array_add(png, names->pdata[i]);
-	extra_add(extra, symbolic, px, 0);
+	extra_add(extra, symbolic, views, 0);
 	if (lookup_rules(l) == LOOKUP_RULES_GTK) {
-		extra_add(extra, variants, px, ICONCACHE_SVG);
-		r = cache_sizes(l, theme, png, NULL, px, at2, extra);
+		extra_add(extra, variants, views, ICONCACHE_SVG);
+		r = cache_sizes(l, theme, png, NULL, views, extra);
 	} else if (lookup_rules(l) == LOOKUP_RULES_QT)
-		r = cache_sizes(l, theme, png, sized, scaled_px, NULL, extra);
+		r = cache_sizes(l, theme, png, sized, views, extra);
 	if (r < 0)
 		return r;
 	out = g_byte_array_new();
