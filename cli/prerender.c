@@ -38,8 +38,12 @@
 #include "view.h"
 
 /* Sizes rendered by default, each at scales 1 and 2, beside those the
- * themes' own directories declare (up to PRERENDER_DECLARED_MAX, at
- * scale 1). */
+ * mount's cache lists a name at, at scale 1: synth_asked_sizes and the
+ * pixel sizes of the themes' own directories (Size × Scale, up to
+ * PRERENDER_DECLARED_MAX). GTK and Qt load a window icon at every size its
+ * name is listed at: without Papirus's 22x22@2x at 44 px, a new user's
+ * first GTK 3 or Qt app started a render worker for its own icon, 20-40 ms
+ * later to its window. */
 static const int default_sizes[] = { 16, 22, 24, 32, 48, 64 };
 #define PRERENDER_DECLARED_MAX 256
 
@@ -51,7 +55,7 @@ struct px_size {
 struct size_plan {
 	GArray *want;	/* sizes (int) */
 	GArray *scales; /* (int) */
-	bool declared;	/* and the sizes each theme declares, at scale 1 */
+	bool listed;	/* and the sizes the cache lists names at, at 1 */
 };
 
 struct prerender {
@@ -116,12 +120,13 @@ static void add_size(GArray *sizes, int size, int scale)
 }
 
 /* --sizes at --scales (default 1), or by default the common sizes at
- * --scales (default 1 and 2) and each theme's declared sizes at 1. */
+ * --scales (default 1 and 2) and the sizes a theme's names are listed at,
+ * at 1. */
 static int size_plan_parse(const struct cli_options *o, struct size_plan *ret)
 {
 	int r;
 
-	*ret = (struct size_plan){ .declared = !o->sizes };
+	*ret = (struct size_plan){ .listed = !o->sizes };
 	r = parse_list(o->scales  ? o->scales
 		       : o->sizes ? "1"
 				  : "1,2",
@@ -151,18 +156,20 @@ static void theme_sizes(const struct size_plan *plan, struct lookup *l,
 {
 	g_autoptr(GArray) sizes =
 		g_array_new(FALSE, FALSE, sizeof(struct px_size));
-	g_autoptr(GArray) declared = NULL;
+	g_autoptr(GArray) own = NULL;
 	const GArray *want = plan->want, *scales = plan->scales;
 
 	for (guint s = 0; s < scales->len; s++)
 		for (guint i = 0; i < want->len; i++)
 			add_size(sizes, g_array_index(want, int, i),
 				 g_array_index(scales, int, s));
-	if (plan->declared &&
-	    lookup_chain_sizes(l, theme, PRERENDER_DECLARED_MAX, &declared) >=
-		    0) {
-		for (guint i = 0; i < declared->len; i++)
-			add_size(sizes, g_array_index(declared, int, i), 1);
+	if (plan->listed) {
+		for (unsigned i = 0; i < synth_n_asked_sizes; i++)
+			add_size(sizes, synth_asked_sizes[i], 1);
+		if (lookup_chain_pixel_sizes(l, theme, PRERENDER_DECLARED_MAX,
+					     &own) >= 0)
+			for (guint i = 0; i < own->len; i++)
+				add_size(sizes, g_array_index(own, int, i), 1);
 	}
 	g_array_sort(sizes, px_size_cmp);
 	*ret = g_steal_pointer(&sizes);

@@ -193,24 +193,25 @@ int synth_file_index_theme(struct synth *s, struct lookup *l, const char *theme,
 	return 0;
 }
 
-/* The sizes toolkits ask for: under gtk and qt the cache holds every
- * name at these, besides the sizes its own theme has it at (the sizes
- * GTK's icon_list_from_theme loads a window icon at, and what a file
- * manager's zoom steps ask). Also where the size's lookup picks the file
+/* synth.h: under gtk and qt the cache holds every name at these, besides
+ * the sizes its own theme has it at (the sizes GTK's icon_list_from_theme
+ * loads a window icon at, and what a file manager's zoom steps ask). Also
+ * where the size's lookup picks the file
  * scalable/ serves, which GTK would draw alike: Qt draws an SVG with its
  * own renderer, so GTK 3 and Qt would show other pixels there. Dropping those
  * pairs (Papirus 180,883 -> 162,836, breeze 39,619 -> 30,734) took GTK 4's
  * start to first window from 0.76-0.78x stock's instructions to 0.72-0.73x
  * (Papirus) and from 1.00-1.07x to 0.94-1.00x (breeze), and GTK 3 and Qt 6
  * from 1,420 to 1,156 of 1,422 lookups alike (test_fidelity.py). */
-static const int asked_sizes[] = { 16, 22, 24, 32, 48, 64, 96, 128 };
+const int synth_asked_sizes[] = { 16, 22, 24, 32, 48, 64, 96, 128 };
+const unsigned synth_n_asked_sizes = ELEMENTSOF(synth_asked_sizes);
 
 /* Whether a name of `own` (lookup_name_sizes: struct lookup_size) goes
  * in a directory of pixel size `px`: an asked size, or one of its own. */
 static bool px_wanted(int px, GArray *own)
 {
-	for (size_t i = 0; i < ELEMENTSOF(asked_sizes); i++)
-		if (asked_sizes[i] == px)
+	for (unsigned i = 0; i < synth_n_asked_sizes; i++)
+		if (synth_asked_sizes[i] == px)
 			return true;
 	for (guint i = 0; own && i < own->len; i++) {
 		const struct lookup_size *z =

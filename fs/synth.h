@@ -35,6 +35,12 @@ void synth_invalidate(struct synth *s);
  * every rules but gtk). */
 bool synth_scaled_listed(struct lookup *l);
 
+/* The sizes toolkits ask for, at which the synthesized cache lists every
+ * name under gtk and qt (besides those its own theme has it at): where
+ * GTK and Qt load window icons and file managers zoom. */
+extern const int synth_asked_sizes[];
+extern const unsigned synth_n_asked_sizes;
+
 /* The sizes listed in a theme's size views: the standard ones and the Size
  * of every non-Scalable directory in its chain, sorted, each once (int);
  * under gtk also 2N for each standard N. */

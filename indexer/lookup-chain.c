@@ -120,6 +120,16 @@ int lookup_chain_sizes(struct lookup *l, const char *theme, int max,
 			   max, ret);
 }
 
+int lookup_chain_pixel_sizes(struct lookup *l, const char *theme, int max,
+			     GArray **ret)
+{
+	return chain_sizes(l, theme,
+			   "SELECT DISTINCT size * scale AS px FROM subdir "
+			   "WHERE theme_id IN (SELECT value FROM json_each(?1)) "
+			   "AND type != 1 AND size * scale <= ?2 ORDER BY px",
+			   max, ret);
+}
+
 int lookup_chain_scaled_sizes(struct lookup *l, const char *theme,
 			      GArray **ret)
 {

@@ -1,7 +1,9 @@
 """Real toolkit clients, run in a child /usr/bin/python3 (Debian's, which
 has python3-gi, PyQt5 and PyQt6) with XDG_DATA_DIRS pointing at the mount.
 Usage: clients.py gtk3|gtk4|qt5|qt6 THEME SIZE NAME... ; prints one line per
-name: "NAME<TAB>path-or-empty<TAB>width x height"."""
+name: "NAME<TAB>path-or-empty<TAB>width x height". gtk3-window realizes a
+window of icon name NAME, as an app's start does (GTK loads the icon at
+every size the theme lists the name at: "NAME<TAB>sizes"; SIZE unused)."""
 import os
 import sys
 
@@ -30,6 +32,17 @@ if kind == "gtk3":
         else:
             pb = info.load_icon()
             print(f"{n}\t{info.get_filename()}\t{pb.get_width()}x{pb.get_height()}")
+elif kind == "gtk3-window":
+    import gi
+    gi.require_version("Gtk", "3.0")
+    from gi.repository import Gtk
+    Gtk.Settings.get_default().set_property("gtk-icon-theme-name", theme)
+    for n in names:
+        w = Gtk.Window()
+        w.set_icon_name(n)
+        w.realize()
+        sizes = sorted(Gtk.IconTheme.get_default().get_icon_sizes(n))
+        print(f"{n}\t{' '.join(map(str, sizes))}")
 elif kind == "gtk3-watch":
     # one long-lived GtkIconTheme: does it notice a new icon by itself?
     import time

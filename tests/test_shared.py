@@ -10,7 +10,10 @@ line, and the mount renders as without one. A first login's index is
 layered over the layer's index: the same icons as one read from the
 directories, none of the layer's icon rows in the user's file (but not
 over a layer that cannot be used). GTK's symbolic encodings are in a
-layer whose budget its larger sizes reach. The layer travels: the same
+layer whose budget its larger sizes reach. A first GTK 3 window's icon,
+loaded at every size the mount lists its name at (a Scale=2 directory's
+pixels among them), comes from a layer of the default sizes with no
+render. The layer travels: the same
 files copied with `cp -a` (other inodes) serve from it with no render."""
 import hashlib
 import os
@@ -27,6 +30,7 @@ from common import (REAL_BASES, check, check_eq, counters, finish, mounted, need
 
 need_theme("Papirus", "hicolor", "Adwaita")
 N_SQUARES = 10
+CLIENTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "clients.py")
 
 
 def digest(path):
@@ -335,6 +339,41 @@ with tempfile.TemporaryDirectory() as tmp:
             "--shared-db", small, os.path.join(tmp, "ivan"))
     check(p.returncode == 2 and "unknown theme 'NoSuchTheme'" in p.stderr,
           f"an unknown theme still fails a first login's mount ({p.returncode}: {p.stderr!r})")
+
+    # A first GTK 3 app realizes its window: GTK loads the window icon at
+    # every size the mount's cache lists the name at, Papirus-like
+    # 22x22@2x's 44 px and the sizes toolkits ask for among them; a layer
+    # of `iconfs render`'s default sizes holds them all, so the app's start
+    # starts no render worker
+    hbase = os.path.join(tmp, "hidpi-icons")
+    dirs = {"16x16": (16, 1), "22x22": (22, 1), "22x22@2x": (22, 2), "48x48": (48, 1)}
+    os.makedirs(os.path.join(hbase, "hidpi"))
+    with open(os.path.join(hbase, "hidpi", "index.theme"), "w") as f:
+        f.write("[Icon Theme]\nName=HiDPI\nDirectories=" + ",".join(dirs) + "\n")
+        for rel, (size, scale) in dirs.items():
+            f.write(f"\n[{rel}]\nSize={size}\nScale={scale}\nType=Fixed\n")
+    for rel in dirs:
+        os.makedirs(os.path.join(hbase, "hidpi", rel))
+        with open(os.path.join(hbase, "hidpi", rel, "hidpi-app.svg"), "w") as f:
+            f.write(svg_square("navy", 12))
+    hlayer = os.path.join(tmp, "var-hidpi", "shared.sqlite")
+    p = run("render", "--shared-db", hlayer, "--icon-dirs", hbase, "--theme", "hidpi")
+    check_eq(p.returncode, 0, f"a layer of the default sizes: {p.stderr}")
+    first = os.path.join(tmp, "hidpi-user", "index.sqlite")
+    os.makedirs(os.path.dirname(first))
+    with mounted(first, hbase, theme="hidpi", extra=("--shared-db", hlayer)) as mnt:
+        env = dict(os.environ, XDG_DATA_DIRS=f"{mnt}:/usr/share")
+        env.pop("PYTHONPATH", None)
+        p = subprocess.run(["xvfb-run", "-a", "/usr/bin/python3", CLIENTS, "gtk3-window",
+                            "hidpi", "0", "hidpi-app"],
+                           capture_output=True, text=True, env=env, timeout=240)
+        check_eq(p.returncode, 0, f"GTK 3 realized the window ({p.stderr[-500:]})")
+        sizes = p.stdout.strip().split("\t")[-1].split()
+        check({"44", "96", "128"} <= set(sizes),
+              f"GTK 3 loads the window icon at 44, 96 and 128 px among {sizes}")
+        c = counters(mnt)
+        check_eq(c["renders"], 0, "a first GTK 3 window's icons all come from the layer")
+        check(c["shared_hits"] >= len(sizes), f"served from the layer ({c['shared_hits']} hits)")
 
     # The layer travels: the same files copied file by file (cp -a and
     # rsync -a keep size and mtime, not inodes) still serve from it with
