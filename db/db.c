@@ -342,11 +342,11 @@ static void db_checked_arm(sqlite3 *db)
 		c->armed = true;
 }
 
-/* Checks that an open file is ours (or empty) and intact. Returns 0;
- * -EBADMSG when it is corrupt or foreign and should be moved aside;
- * -EPROTONOSUPPORT when a newer iconfs wrote it; another -errno (a full
- * disk, an I/O error) when it must be left alone. */
-static int db_verify(sqlite3 *db, unsigned flags)
+/* Checks that an open file is ours (or empty: *ret_empty) and intact.
+ * Returns 0; -EBADMSG when it is corrupt or foreign and should be moved
+ * aside; -EPROTONOSUPPORT when a newer iconfs wrote it; another -errno (a
+ * full disk, an I/O error) when it must be left alone. */
+static int db_verify(sqlite3 *db, unsigned flags, bool *ret_empty)
 {
 	long long app, version, tables;
 	int rc;
@@ -354,6 +354,7 @@ static int db_verify(sqlite3 *db, unsigned flags)
 	tables = db_pragma_int(db, "SELECT count(*) FROM sqlite_schema", &rc);
 	if (rc != SQLITE_OK)
 		return db_errno(rc);
+	*ret_empty = tables == 0;
 	app = db_pragma_int(db, "PRAGMA application_id", &rc);
 	if (rc != SQLITE_OK)
 		return db_errno(rc);
@@ -497,6 +498,7 @@ static int db_session_pragmas(sqlite3 *db, unsigned flags)
 static int db_open_once(const char *path, unsigned flags, sqlite3 **ret)
 {
 	_cleanup_(sqlite3_closep) sqlite3 *db = NULL;
+	bool empty = false;
 	int oflags, rc, r;
 
 	/* URIs: an immutable layer may be attached (db_attach_immutable) */
@@ -510,20 +512,26 @@ static int db_open_once(const char *path, unsigned flags, sqlite3 **ret)
 	(void)sqlite3_extended_result_codes(db, 1);
 	(void)sqlite3_busy_timeout(db, 10000);
 
-	r = db_verify(db, flags);
+	r = db_verify(db, flags, &empty);
 	if (r < 0)
 		return r;
 
 	if (!(flags & DB_READONLY)) {
-		/* WAL lets the daemon's readers run beside the one writer;
-		 * NORMAL sync is durable across process crashes, which is what
-		 * a cache needs. A new file gives back the pages of what is
-		 * dropped (db_shrink; a no-op on an older file). */
-		rc = sqlite3_exec(db,
-				  "PRAGMA auto_vacuum = INCREMENTAL;"
-				  "PRAGMA journal_mode = WAL;"
-				  "PRAGMA synchronous = NORMAL;",
-				  NULL, NULL, NULL);
+		/* A new file gives back the pages of what is dropped
+		 * (db_shrink). Only a new one: on a file with tables the
+		 * pragma changes nothing, yet writes its first page, a commit
+		 * and three fsyncs before a relogin's mount could answer. WAL
+		 * lets the daemon's readers run beside the one writer; NORMAL
+		 * sync is durable across process crashes, which is what a
+		 * cache needs. */
+		rc = empty ? sqlite3_exec(db, "PRAGMA auto_vacuum = INCREMENTAL",
+					  NULL, NULL, NULL)
+			   : SQLITE_OK;
+		if (rc == SQLITE_OK)
+			rc = sqlite3_exec(db,
+					  "PRAGMA journal_mode = WAL;"
+					  "PRAGMA synchronous = NORMAL;",
+					  NULL, NULL, NULL);
 		if (rc != SQLITE_OK)
 			return db_errno(rc);
 		r = db_migrate(db);

@@ -1,7 +1,8 @@
 /* Opening the index: a busy index is reported as busy (not EIO), an index
  * of a newer iconfs is refused and left alone, a foreign file is moved
  * aside, the per-thread connections never check or migrate, and a file
- * left as a checked connection closed it is not checked again. */
+ * left as a checked connection closed it is not checked again; opening an
+ * index writes nothing to it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -324,8 +325,33 @@ TEST(no_xattrs_always_checked)
 	fixture_free(f);
 }
 
+/* A new index gives pages back (auto_vacuum INCREMENTAL); opening it again,
+ * as every mount does before it answers, writes nothing: no commit, so no
+ * fsync on the way to a relogin's first answer. */
+TEST(open_writes_nothing)
+{
+	struct fixture *f = fixture_new();
+	g_autofree char *wal = g_strconcat(f->db_path, "-wal", NULL);
+	sqlite3_stmt *q = NULL;
+	sqlite3 *db = NULL;
+	struct stat st;
+
+	ASSERT_EQ_INT(db_open(f->db_path, DB_CHECK, &db), 0);
+	ASSERT_EQ_INT(db_query_row(db, &q, "PRAGMA auto_vacuum", ""), 0);
+	ASSERT_EQ_INT(sqlite3_column_int(q, 0), 2);
+	sqlite3_finalize(q);
+	sqlite3_close(db);
+	ASSERT_TRUE(!g_file_test(wal, G_FILE_TEST_EXISTS));
+	ASSERT_EQ_INT(db_open(f->db_path, DB_CHECK, &db), 0);
+	ASSERT_EQ_INT(stat(wal, &st), 0);
+	ASSERT_EQ_INT(st.st_size, 0);
+	sqlite3_close(db);
+	fixture_free(f);
+}
+
 TEST_MAIN(TEST_CASE(busy_is_busy), TEST_CASE(newer_index_left_alone),
 	  TEST_CASE(bitmap_renders_dropped), TEST_CASE(kde_keys_read_again),
 	  TEST_CASE(foreign_moved_aside),
 	  TEST_CASE(checked_file_not_checked_again),
-	  TEST_CASE(crash_means_check), TEST_CASE(no_xattrs_always_checked))
+	  TEST_CASE(crash_means_check), TEST_CASE(no_xattrs_always_checked),
+	  TEST_CASE(open_writes_nothing))
