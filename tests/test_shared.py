@@ -13,8 +13,8 @@ over a layer that cannot be used). GTK's symbolic encodings are in a
 layer whose budget its larger sizes reach. A first GTK 3 window's icon,
 loaded at every size the mount lists its name at (a Scale=2 directory's
 pixels among them), comes from a layer of the default sizes with no
-render. The layer travels: the same
-files copied with `cp -a` (other inodes) serve from it with no render."""
+render. The layer travels: the same files copied with `cp -a` (other
+inodes) serve from it with no render."""
 import hashlib
 import os
 import re
