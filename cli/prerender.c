@@ -40,12 +40,12 @@
 /* Sizes rendered by default, each at scales 1 and 2, beside those the
  * mount's cache lists a name at, at scale 1: synth_asked_sizes and the
  * pixel sizes of the themes' own directories (Size × Scale, up to
- * PRERENDER_DECLARED_MAX). GTK and Qt load a window icon at every size its
+ * PRERENDER_LISTED_MAX). GTK and Qt load a window icon at every size its
  * name is listed at: without Papirus's 22x22@2x at 44 px, a new user's
  * first GTK 3 or Qt app started a render worker for its own icon, 20-40 ms
  * later to its window. */
 static const int default_sizes[] = { 16, 22, 24, 32, 48, 64 };
-#define PRERENDER_DECLARED_MAX 256
+#define PRERENDER_LISTED_MAX 256
 
 struct px_size {
 	int size, scale;
@@ -166,7 +166,7 @@ static void theme_sizes(const struct size_plan *plan, struct lookup *l,
 	if (plan->listed) {
 		for (unsigned i = 0; i < synth_n_asked_sizes; i++)
 			add_size(sizes, synth_asked_sizes[i], 1);
-		if (lookup_chain_pixel_sizes(l, theme, PRERENDER_DECLARED_MAX,
+		if (lookup_chain_pixel_sizes(l, theme, PRERENDER_LISTED_MAX,
 					     &own) >= 0)
 			for (guint i = 0; i < own->len; i++)
 				add_size(sizes, g_array_index(own, int, i), 1);
