@@ -472,10 +472,14 @@ static int db_sqlite_open(const char *name, sqlite3 **db, int oflags)
 
 /* A small page cache per connection and no mmap: the daemon keeps one
  * connection per thread for a whole session, and mapped pages of a growing
- * blob table would count against its RSS. */
+ * blob table would count against its RSS. NORMAL sync, which SQLite keeps
+ * per connection: in WAL mode a commit is then durable across a process's
+ * crash (all a cache needs) without an fdatasync of its own; the blob
+ * writer and the working set's notes commit many small transactions. */
 static int db_session_pragmas(sqlite3 *db, unsigned flags)
 {
 	int rc = sqlite3_exec(db,
+			      "PRAGMA synchronous = NORMAL;"
 			      "PRAGMA foreign_keys = ON;"
 			      "PRAGMA temp_store = MEMORY;"
 			      "PRAGMA cache_size = -1024;"
@@ -521,9 +525,9 @@ static int db_open_once(const char *path, unsigned flags, sqlite3 **ret)
 		 * (db_shrink). Only a new one: on a file with tables the
 		 * pragma changes nothing, yet writes its first page, a commit
 		 * and three fsyncs before a relogin's mount could answer. WAL
-		 * lets the daemon's readers run beside the one writer; NORMAL
-		 * sync is durable across process crashes, which is what a
-		 * cache needs. */
+		 * lets the daemon's readers run beside the one writer; the
+		 * sync level is every connection's (db_session_pragmas), and
+		 * NORMAL already here: migrating a file commits too. */
 		rc = empty ? sqlite3_exec(db, "PRAGMA auto_vacuum = INCREMENTAL",
 					  NULL, NULL, NULL)
 			   : SQLITE_OK;

@@ -2,7 +2,8 @@
  * of a newer iconfs is refused and left alone, a foreign file is moved
  * aside, the per-thread connections never check or migrate, and a file
  * left as a checked connection closed it is not checked again; opening an
- * index writes nothing to it. */
+ * index writes nothing to it, and no connection's commit waits for the
+ * disk. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -349,9 +350,42 @@ TEST(open_writes_nothing)
 	fixture_free(f);
 }
 
+/* Every connection commits at NORMAL sync, the blob writer's and the
+ * working set's (db_connect) as much as the first one's (db_open): SQLite
+ * keeps the level per connection, and at its default (FULL) each of their
+ * small commits cost an fdatasync, one per render stored. */
+static int sync_level(sqlite3 *db)
+{
+	sqlite3_stmt *q = NULL;
+	int level;
+
+	if (db_query_row(db, &q, "PRAGMA synchronous", "") < 0)
+		return -1;
+	level = sqlite3_column_int(q, 0);
+	sqlite3_finalize(q);
+	return level;
+}
+
+TEST(normal_sync_everywhere)
+{
+	struct fixture *f = fixture_new();
+	sqlite3 *writer = NULL, *reader = NULL;
+
+	fixture_themes(f);
+	ASSERT_EQ_INT(fixture_index(f), 0);
+	ASSERT_EQ_INT(sync_level(f->db), 1);
+	ASSERT_EQ_INT(db_connect(f->db_path, 0, 10, &writer), 0);
+	ASSERT_EQ_INT(sync_level(writer), 1);
+	ASSERT_EQ_INT(db_connect(f->db_path, DB_QUERY_ONLY, 10, &reader), 0);
+	ASSERT_EQ_INT(sync_level(reader), 1);
+	sqlite3_close(reader);
+	sqlite3_close(writer);
+	fixture_free(f);
+}
+
 TEST_MAIN(TEST_CASE(busy_is_busy), TEST_CASE(newer_index_left_alone),
 	  TEST_CASE(bitmap_renders_dropped), TEST_CASE(kde_keys_read_again),
 	  TEST_CASE(foreign_moved_aside),
 	  TEST_CASE(checked_file_not_checked_again),
 	  TEST_CASE(crash_means_check), TEST_CASE(no_xattrs_always_checked),
-	  TEST_CASE(open_writes_nothing))
+	  TEST_CASE(open_writes_nothing), TEST_CASE(normal_sync_everywhere))
