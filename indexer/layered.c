@@ -20,15 +20,28 @@ static const char *const copied_tables[] = {
 	"basedir", "theme", "subdir", "listing", "dir",
 };
 
+/* The machine's listing `ml` is the user's listing `ul`: the same
+ * directory with the same stamp. */
+#define SAME_LISTING                                                          \
+	"ml.dev = ul.dev AND ml.ino = ul.ino AND ml.mtime_ns = ul.mtime_ns "  \
+	"AND ml.ctime_ns = ul.ctime_ns"
+
 /* The machine's icons seen from the user's index: each row of a listing of
  * the machine's whose directory and stamp are those of one of the user's
  * listings below, under that listing's id. */
 #define ICONS_BELOW                                                           \
 	"(SELECT mi.name AS name, ul.id AS listing_id, mi.ext AS ext "        \
-	"FROM main.listing ul JOIN machine.listing ml ON ml.dev = ul.dev "    \
-	"AND ml.ino = ul.ino AND ml.mtime_ns = ul.mtime_ns "                  \
-	"AND ml.ctime_ns = ul.ctime_ns "                                      \
-	"JOIN machine.icon mi ON mi.listing_id = ml.id WHERE ul.below)"
+	"FROM main.listing ul JOIN machine.listing ml ON " SAME_LISTING       \
+	" JOIN machine.icon mi ON mi.listing_id = ml.id WHERE ul.below)"
+
+/* One name's rows: the index's own, then the machine's (their listing ids
+ * the machine's). */
+#define NAME_ROWS_OWN "SELECT listing_id, ext, 0 FROM main.icon WHERE name = ?1"
+#define NAME_ROWS_BELOW                                                       \
+	" UNION ALL SELECT listing_id, ext, 1 FROM machine.icon WHERE name = ?1"
+#define LISTING_BELOW                                                         \
+	"(SELECT ml.id FROM machine.listing ml WHERE ul.below AND "           \
+	SAME_LISTING ")"
 
 static char *replaced(const char *s, const char *token, const char *by)
 {
@@ -60,6 +73,18 @@ char *layered_icons_sql(sqlite3 *db, const char *arm, const char *outer)
 	return arms_sql(arm, "{icon}", "main.icon",
 			layered_over_machine(db) ? ICONS_BELOW : NULL,
 			outer);
+}
+
+char *layered_name_rows_sql(sqlite3 *db)
+{
+	return g_strdup(layered_over_machine(db)
+				? NAME_ROWS_OWN NAME_ROWS_BELOW
+				: NAME_ROWS_OWN);
+}
+
+const char *layered_listing_below_sql(sqlite3 *db)
+{
+	return layered_over_machine(db) ? LISTING_BELOW : "NULL";
 }
 
 /* The machine's index is read-only and in the page cache: each connection

@@ -18,7 +18,7 @@
  * the same answers for every directory that did not change; one that
  * changed has no rows below until the user's refresh reads it (which its
  * change also triggers). Every query that reads icon rows is built by
- * layered_icons_sql(). */
+ * layered_icons_sql(), or layered_name_rows_sql() for one name's. */
 #pragma once
 
 #include <sqlite3.h>
@@ -85,3 +85,17 @@ int layered_settled(sqlite3 *db, bool restarted, unsigned dirs_read);
  * UNION ALL the same over the machine's rows below when layered; `outer`
  * (may be NULL) wraps that where it says {arms}. g_free() it. */
 char *layered_icons_sql(sqlite3 *db, const char *arm, const char *outer);
+
+/* What a lookup reads instead, without a join per row: SQL for the icon
+ * rows of one name (bound as ?1), (listing_id, ext, below). A row of the
+ * index's own has below 0 and one of its listings; a row of the machine's
+ * (layered only) has below 1 and one of the machine's listings, whose
+ * icons the index's listing of the same directory and stamp has: the
+ * caller maps those with layered_listing_below_sql(), once per directory
+ * rather than once per icon. g_free() it. */
+char *layered_name_rows_sql(sqlite3 *db);
+
+/* An SQL expression for the id of the machine's listing whose icons the
+ * index's listing `ul` (an alias the caller's query gives it) has, NULL
+ * where it has its own or the index is not layered. A static string. */
+const char *layered_listing_below_sql(sqlite3 *db);

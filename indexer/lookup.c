@@ -15,34 +15,62 @@
 
 /* Deeper Inherits chains than this are cut: real ones have 2 or 3. */
 #define CHAIN_MAX 64
+/* The icon rows of this many names are kept, the names looked up last:
+ * Qt asks for one name in every directory the cache lists it in, a
+ * lookup each. */
+#define NAMES_KEPT 32
 
 struct lookup {
 	sqlite3 *db;
 	enum lookup_rules rules;
 	sqlite3_stmt *theme_get; /* name → id, inherits */
-	sqlite3_stmt *icon_in_theme;
+	sqlite3_stmt *name_rows;
 	sqlite3_stmt *icon_fallback;
 	sqlite3_stmt *subdirs_get;
+	sqlite3_stmt *dirs_get;
 	sqlite3_stmt *bases_get;
 	GHashTable *chains; /* theme name → GArray of theme ids */
-	/* Cached like the chains: theme id → (relpath → struct
-	 * pick_dir), and basedir id → its position. */
-	GHashTable *subdirs;
+	/* Cached like the chains: theme id → struct theme_dirs, and basedir
+	 * id → its position. */
+	GHashTable *themes;
 	GHashTable *base_pos;
-	/* one theme's candidates (struct pick_candidate) and their
-	 * directories' paths, kept for the next lookup's (emptied after
-	 * each) */
+	/* name → GArray of its icon rows (struct name_row), of the last
+	 * names looked up (NAMES_KEPT) */
+	GHashTable *names;
+	/* one theme's candidates (struct pick_candidate), kept for the next
+	 * lookup's (emptied after each) */
 	GArray *cands;
-	GStringChunk *paths;
+};
+
+/* A theme's directories as its candidates need them (theme_load): its
+ * subdirectories by relative path, and its directories by the listing
+ * they are. A listing's icon rows are then found by name alone, one range
+ * of the icon table, instead of a search of the directories per row. */
+struct theme_dirs {
+	GHashTable *subdirs; /* relpath → struct pick_dir */
+	GPtrArray *dirs;     /* struct theme_dir, owned */
+	/* listing id → GPtrArray of struct theme_dir: the index's own ids,
+	 * and those of the machine's listings below (layered.h) */
+	GHashTable *own, *below;
+};
+
+struct theme_dir {
+	const struct pick_dir *sd;
+	int base_pos;
+	char *path;
+};
+
+/* One of a name's files: its listing, in the index's own ids or (below)
+ * the machine's, and its extension. */
+struct name_row {
+	gint64 listing;
+	int ext;
+	bool below;
 };
 
 /* CROSS JOIN keeps SQLite on the plan that fits: the few rows of one name
- * first, then their directories (not every directory of the theme first).
- * The two that read icon rows are arms of layered_icons_sql(). */
-#define ICON_IN_THEME_ARM                                                     \
-	"SELECT d.relpath, d.basedir_id, d.path, i.ext "                      \
-	"FROM {icon} i CROSS JOIN dir d ON d.listing_id = i.listing_id "      \
-	"WHERE i.name = ?1 AND d.theme_id = ?2 AND d.kind = ?3"
+ * first, then their directories (not every directory first). It is an arm
+ * of layered_icons_sql(). */
 #define ICON_FALLBACK_ARM                                                     \
 	"SELECT d.path, i.ext, b.pos FROM {icon} i "                          \
 	"CROSS JOIN dir d ON d.listing_id = i.listing_id "                    \
@@ -51,15 +79,23 @@ struct lookup {
 #define ICON_FALLBACK_OUTER                                                   \
 	"SELECT path, ext FROM ({arms}) ORDER BY pos, ext LIMIT 1"
 
-#define LOOKUP_STATEMENTS(l, in_theme_sql, fallback_sql)                      \
+/* A theme's directories of icons, the listing each is, and the machine's
+ * listing below it (%s: layered_listing_below_sql()). */
+#define DIRS_GET                                                              \
+	"SELECT d.relpath, d.basedir_id, d.path, d.listing_id, %s "           \
+	"FROM dir d JOIN main.listing ul ON ul.id = d.listing_id "            \
+	"WHERE d.theme_id = ?1 AND d.kind = ?2"
+
+#define LOOKUP_STATEMENTS(l, name_rows_sql, dirs_sql, fallback_sql)           \
 	{                                                                     \
 		{ &(l)->theme_get, "SELECT id, inherits FROM theme "          \
 				   "WHERE name = ?1 AND valid" },             \
-			{ &(l)->icon_in_theme, in_theme_sql },                \
+			{ &(l)->name_rows, name_rows_sql },                   \
 			{ &(l)->subdirs_get,                                  \
 			  "SELECT path, pos, size, scale, type, min_size, "   \
 			  "max_size, threshold, context FROM subdir "         \
 			  "WHERE theme_id = ?1" },                            \
+			{ &(l)->dirs_get, dirs_sql },                         \
 			{ &(l)->bases_get, "SELECT id, pos FROM basedir" },   \
 			{ &(l)->icon_fallback, fallback_sql },                \
 	}
@@ -99,34 +135,51 @@ enum lookup_rules lookup_rules_for_desktop(const char *current_desktop)
 	return LOOKUP_RULES_GTK;
 }
 
+static void theme_dirs_free(struct theme_dirs *td)
+{
+	g_hash_table_unref(td->subdirs);
+	g_hash_table_unref(td->own);
+	g_hash_table_unref(td->below);
+	g_ptr_array_unref(td->dirs);
+	g_free(td);
+}
+
+static void theme_dir_free(struct theme_dir *d)
+{
+	g_free(d->path);
+	g_free(d);
+}
+
 int lookup_new(sqlite3 *db, enum lookup_rules rules, struct lookup **ret)
 {
 	struct lookup *l = g_new0(struct lookup, 1);
-	g_autofree char *in_theme =
-		layered_icons_sql(db, ICON_IN_THEME_ARM, NULL);
+	g_autofree char *name_rows = layered_name_rows_sql(db);
+	g_autofree char *dirs =
+		g_strdup_printf(DIRS_GET, layered_listing_below_sql(db));
 	g_autofree char *fallback =
 		layered_icons_sql(db, ICON_FALLBACK_ARM, ICON_FALLBACK_OUTER);
 	const struct db_statement stmts[] =
-		LOOKUP_STATEMENTS(l, in_theme, fallback);
+		LOOKUP_STATEMENTS(l, name_rows, dirs, fallback);
 	int r;
 
 	l->db = db;
 	l->rules = rules;
 	l->chains = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
 					  (GDestroyNotify)g_array_unref);
-	l->subdirs = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
-					   (GDestroyNotify)g_hash_table_unref);
+	l->themes = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
+					  (GDestroyNotify)theme_dirs_free);
 	l->base_pos = g_hash_table_new_full(g_int64_hash, g_int64_equal, g_free,
 					    g_free);
+	l->names = g_hash_table_new_full(g_str_hash, g_str_equal, g_free,
+					 (GDestroyNotify)g_array_unref);
 	l->cands = g_array_new(FALSE, FALSE, sizeof(struct pick_candidate));
-	l->paths = g_string_chunk_new(1024);
 	r = db_prepare_all(db, stmts, ELEMENTSOF(stmts));
 	if (r < 0) {
 		lookup_free(l);
 		return r;
 	}
 	/* bindings stay across resets: the kinds are bound once */
-	sqlite3_bind_int(l->icon_in_theme, 3, DIR_KIND_SUBDIR);
+	sqlite3_bind_int(l->dirs_get, 2, DIR_KIND_SUBDIR);
 	sqlite3_bind_int(l->icon_fallback, 2, DIR_KIND_BASE);
 	*ret = l;
 	return 0;
@@ -138,14 +191,14 @@ struct lookup *lookup_free(struct lookup *l)
 		return NULL;
 	{
 		const struct db_statement stmts[] =
-			LOOKUP_STATEMENTS(l, NULL, NULL);
+			LOOKUP_STATEMENTS(l, NULL, NULL, NULL);
 		db_finalize_all(stmts, ELEMENTSOF(stmts));
 	}
 	g_hash_table_destroy(l->chains);
-	g_hash_table_destroy(l->subdirs);
+	g_hash_table_destroy(l->themes);
 	g_hash_table_destroy(l->base_pos);
+	g_hash_table_destroy(l->names);
 	g_array_unref(l->cands);
-	g_string_chunk_free(l->paths);
 	g_free(l);
 	return NULL;
 }
@@ -163,8 +216,9 @@ enum lookup_rules lookup_rules(struct lookup *l)
 void lookup_flush(struct lookup *l)
 {
 	g_hash_table_remove_all(l->chains);
-	g_hash_table_remove_all(l->subdirs);
+	g_hash_table_remove_all(l->themes);
 	g_hash_table_remove_all(l->base_pos);
+	g_hash_table_remove_all(l->names);
 }
 
 int lookup_name_valid(const char *name)
@@ -241,40 +295,35 @@ static char *icon_path(const char *dir, const char *name, int ext)
 	return g_strdup_printf("%s/%s.%s", dir, name, icon_ext_name(ext));
 }
 
-/* A theme's subdirectories by relative path (and the base dirs' order),
- * cached in `l`. */
-static int theme_load(struct lookup *l, long long theme_id,
-		      GHashTable **ret_subdirs)
+static int base_dirs_load(struct lookup *l)
 {
-	GHashTable *subdirs;
 	int rc;
 
-	if (g_hash_table_size(l->base_pos) == 0) {
-		while ((rc = sqlite3_step(l->bases_get)) == SQLITE_ROW)
-			g_hash_table_insert(
-				l->base_pos,
-				g_memdup2(&(gint64){ sqlite3_column_int64(
-						  l->bases_get, 0) },
-					  sizeof(gint64)),
-				g_memdup2(&(int){ sqlite3_column_int(
-						  l->bases_get, 1) },
-					  sizeof(int)));
-		(void)sqlite3_reset(l->bases_get);
-		if (rc != SQLITE_DONE)
-			return db_log_error(l->db, rc, "cannot read base dirs");
-	}
-	subdirs = g_hash_table_lookup(l->subdirs, &theme_id);
-	if (subdirs) {
-		*ret_subdirs = subdirs;
+	if (g_hash_table_size(l->base_pos) > 0)
 		return 0;
-	}
-	subdirs =
-		g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-	g_hash_table_insert(l->subdirs, g_memdup2(&theme_id, sizeof(theme_id)),
-			    subdirs);
-	sqlite3_bind_int64(l->subdirs_get, 1, theme_id);
-	while ((rc = sqlite3_step(l->subdirs_get)) == SQLITE_ROW) {
-		sqlite3_stmt *q = l->subdirs_get;
+	while ((rc = sqlite3_step(l->bases_get)) == SQLITE_ROW)
+		g_hash_table_insert(
+			l->base_pos,
+			g_memdup2(&(gint64){ sqlite3_column_int64(l->bases_get,
+								  0) },
+				  sizeof(gint64)),
+			g_memdup2(&(int){ sqlite3_column_int(l->bases_get, 1) },
+				  sizeof(int)));
+	(void)sqlite3_reset(l->bases_get);
+	if (rc != SQLITE_DONE)
+		return db_log_error(l->db, rc, "cannot read base dirs");
+	return 0;
+}
+
+/* The theme's subdirectories by relative path. */
+static int subdirs_load(struct lookup *l, long long theme_id,
+			GHashTable *subdirs)
+{
+	sqlite3_stmt *q = l->subdirs_get;
+	int rc;
+
+	sqlite3_bind_int64(q, 1, theme_id);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		struct pick_dir *sd = g_new(struct pick_dir, 1);
 
 		*sd = (struct pick_dir){
@@ -289,47 +338,160 @@ static int theme_load(struct lookup *l, long long theme_id,
 		};
 		g_hash_table_insert(subdirs, g_strdup(db_column_str(q, 0)), sd);
 	}
-	(void)sqlite3_reset(l->subdirs_get);
-	if (rc != SQLITE_DONE) {
-		g_hash_table_remove(l->subdirs, &theme_id);
+	(void)sqlite3_reset(q);
+	if (rc != SQLITE_DONE)
 		return db_log_error(l->db, rc, "cannot read subdirectories");
-	}
 	pick_dirs_group(subdirs);
-	*ret_subdirs = subdirs;
 	return 0;
 }
 
-/* The theme's files of this name, in the index's order. */
-static int theme_candidates(struct lookup *l, long long theme_id,
-			    const char *name, GArray *out)
+static void listing_add(GHashTable *by_listing, gint64 listing,
+			struct theme_dir *d)
 {
-	sqlite3_stmt *q = l->icon_in_theme;
-	GHashTable *subdirs = NULL;
-	int rc, r;
+	GPtrArray *dirs = g_hash_table_lookup(by_listing, &listing);
 
-	r = theme_load(l, theme_id, &subdirs);
-	if (r < 0)
-		return r;
-	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(q, 2, theme_id);
+	if (!dirs) {
+		dirs = g_ptr_array_new();
+		g_hash_table_insert(by_listing,
+				    g_memdup2(&listing, sizeof(listing)), dirs);
+	}
+	g_ptr_array_add(dirs, d);
+}
+
+/* The theme's directories of icons by the listing they are (a directory
+ * of a subdirectory or base dir the index does not know is left out). */
+static int dirs_load(struct lookup *l, long long theme_id,
+		     struct theme_dirs *td)
+{
+	sqlite3_stmt *q = l->dirs_get;
+	int rc;
+
+	sqlite3_bind_int64(q, 1, theme_id);
 	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
 		gint64 base_id = sqlite3_column_int64(q, 1);
 		const struct pick_dir *sd =
-			g_hash_table_lookup(subdirs, db_column_str(q, 0));
+			g_hash_table_lookup(td->subdirs, db_column_str(q, 0));
 		const int *bpos = g_hash_table_lookup(l->base_pos, &base_id);
-		struct pick_candidate c;
+		struct theme_dir *d;
 
 		if (!sd || !bpos)
 			continue;
-		c = (struct pick_candidate){
-			sd->pos, *bpos, sqlite3_column_int(q, 3), sd,
-			g_string_chunk_insert(l->paths, db_column_str(q, 2))
-		};
-		g_array_append_val(out, c);
+		d = g_new(struct theme_dir, 1);
+		*d = (struct theme_dir){ sd, *bpos,
+					 g_strdup(db_column_str(q, 2)) };
+		g_ptr_array_add(td->dirs, d);
+		listing_add(td->own, sqlite3_column_int64(q, 3), d);
+		if (sqlite3_column_type(q, 4) != SQLITE_NULL)
+			listing_add(td->below, sqlite3_column_int64(q, 4), d);
 	}
 	(void)sqlite3_reset(q);
 	if (rc != SQLITE_DONE)
-		return db_errno(rc); /* the request fails; not logged per icon */
+		return db_log_error(l->db, rc, "cannot read directories");
+	return 0;
+}
+
+/* A theme's directories (and the base dirs' order), cached in `l`. */
+static int theme_load(struct lookup *l, long long theme_id,
+		      struct theme_dirs **ret)
+{
+	struct theme_dirs *td;
+	int r;
+
+	r = base_dirs_load(l);
+	if (r < 0)
+		return r;
+	td = g_hash_table_lookup(l->themes, &theme_id);
+	if (td) {
+		*ret = td;
+		return 0;
+	}
+	td = g_new(struct theme_dirs, 1);
+	*td = (struct theme_dirs){
+		.subdirs = g_hash_table_new_full(g_str_hash, g_str_equal,
+						 g_free, g_free),
+		.dirs = g_ptr_array_new_with_free_func(
+			(GDestroyNotify)theme_dir_free),
+		.own = g_hash_table_new_full(g_int64_hash, g_int64_equal,
+					     g_free,
+					     (GDestroyNotify)g_ptr_array_unref),
+		.below = g_hash_table_new_full(
+			g_int64_hash, g_int64_equal, g_free,
+			(GDestroyNotify)g_ptr_array_unref),
+	};
+	r = subdirs_load(l, theme_id, td->subdirs);
+	if (r >= 0)
+		r = dirs_load(l, theme_id, td);
+	if (r < 0) {
+		theme_dirs_free(td);
+		return r;
+	}
+	g_hash_table_insert(l->themes, g_memdup2(&theme_id, sizeof(theme_id)),
+			    td);
+	*ret = td;
+	return 0;
+}
+
+/* The icon rows of `name` in every theme, cached like the chains; NULL
+ * and *ret_r the -errno when they cannot be read. */
+static const GArray *name_rows_load(struct lookup *l, const char *name,
+				    int *ret_r)
+{
+	sqlite3_stmt *q = l->name_rows;
+	GArray *rows = g_hash_table_lookup(l->names, name);
+	int rc;
+
+	if (rows)
+		return rows;
+	rows = g_array_new(FALSE, FALSE, sizeof(struct name_row));
+	sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+		struct name_row row = { sqlite3_column_int64(q, 0),
+					sqlite3_column_int(q, 1),
+					sqlite3_column_int(q, 2) != 0 };
+
+		g_array_append_val(rows, row);
+	}
+	(void)sqlite3_reset(q);
+	if (rc != SQLITE_DONE) {
+		g_array_unref(rows);
+		/* the request fails; not logged per icon */
+		*ret_r = db_errno(rc);
+		return NULL;
+	}
+	if (g_hash_table_size(l->names) >= NAMES_KEPT)
+		g_hash_table_remove_all(l->names);
+	g_hash_table_insert(l->names, g_strdup(name), rows);
+	return rows;
+}
+
+/* The theme's files of this name. */
+static int theme_candidates(struct lookup *l, long long theme_id,
+			    const char *name, GArray *out)
+{
+	struct theme_dirs *td = NULL;
+	const GArray *rows;
+	int r;
+
+	r = theme_load(l, theme_id, &td);
+	if (r < 0)
+		return r;
+	rows = name_rows_load(l, name, &r);
+	if (!rows)
+		return r;
+	for (guint i = 0; i < rows->len; i++) {
+		const struct name_row *row =
+			&g_array_index(rows, struct name_row, i);
+		GPtrArray *dirs = g_hash_table_lookup(
+			row->below ? td->below : td->own, &row->listing);
+
+		for (guint j = 0; dirs && j < dirs->len; j++) {
+			const struct theme_dir *d = dirs->pdata[j];
+			struct pick_candidate c = { d->sd->pos, d->base_pos,
+						    row->ext, d->sd, d->path };
+
+			g_array_append_val(out, c);
+		}
+	}
 	return 0;
 }
 
@@ -357,7 +519,6 @@ static int lookup_in_theme(struct lookup *l, long long theme_id,
 	}
 out:
 	g_array_set_size(c, 0);
-	g_string_chunk_clear(l->paths);
 	return r;
 }
 

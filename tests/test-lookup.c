@@ -8,6 +8,7 @@
 
 #include "fixture.h"
 #include "lookup-chain.h"
+#include "scan.h"
 #include "test.h"
 
 static char *resolve(struct fixture *f, const char *name, int size, int scale)
@@ -49,6 +50,29 @@ TEST(resolve)
 	ASSERT_TRUE(resolve(f, "..", 16, 1) == NULL);
 	ASSERT_TRUE(resolve(f, "t/a", 16, 1) == NULL);
 	ASSERT_TRUE(resolve(f, "", 16, 1) == NULL);
+	fixture_free(f);
+}
+
+/* A name's files are read once and kept (with the themes' directories)
+ * until lookup_flush(), which the mount calls at every change of the
+ * index: a name looked up before a file of it came is then found. And
+ * they are kept for one name only: another name's files are its own. */
+TEST(name_kept_until_flush)
+{
+	struct fixture *f = fixture_new();
+	struct scan_stats st;
+
+	fixture_themes(f);
+	ASSERT_EQ_INT(fixture_index(f), 0);
+	ASSERT_TRUE(resolve(f, "new", 16, 1) == NULL);
+	ASSERT_TRUE(ends(resolve(f, "a", 16, 1), "/t/16/a.png"));
+	ASSERT_TRUE(ends(resolve(f, "c", 16, 1), "/parent/48/c.png"));
+	fixture_png(f, "t/16/new.png", 16);
+	ASSERT_EQ_INT(scan_refresh(f->db, f->bases, 0, NULL, &st, NULL), 0);
+	lookup_flush(f->l);
+	ASSERT_TRUE(ends(resolve(f, "new", 16, 1), "/t/16/new.png"));
+	ASSERT_TRUE(ends(resolve(f, "new", 48, 1), "/t/16/new.png"));
+	ASSERT_TRUE(ends(resolve(f, "a", 33, 1), "/t/32/a.png"));
 	fixture_free(f);
 }
 
@@ -246,6 +270,7 @@ TEST(rules_names)
 	ASSERT_EQ_INT(lookup_rules_from_name("spec"), LOOKUP_RULES_SPEC);
 }
 
-TEST_MAIN(TEST_CASE(resolve), TEST_CASE(lists), TEST_CASE(pixel_sizes),
+TEST_MAIN(TEST_CASE(resolve), TEST_CASE(name_kept_until_flush),
+	  TEST_CASE(lists), TEST_CASE(pixel_sizes),
 	  TEST_CASE(rules),
 	  TEST_CASE(rules_names))
