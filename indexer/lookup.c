@@ -48,16 +48,19 @@ struct lookup {
  * of the icon table, instead of a search of the directories per row. */
 struct theme_dirs {
 	GHashTable *subdirs; /* relpath → struct pick_dir */
-	GPtrArray *dirs;     /* struct theme_dir, owned */
-	/* listing id → GPtrArray of struct theme_dir: the index's own ids,
+	GArray *dirs;	     /* struct theme_dir */
+	GStringChunk *paths; /* theirs */
+	/* listing id → 1 + the index in `dirs` of the first directory that
+	 * listing is (the next in struct theme_dir): the index's own ids,
 	 * and those of the machine's listings below (layered.h) */
 	GHashTable *own, *below;
 };
 
 struct theme_dir {
 	const struct pick_dir *sd;
+	const char *path;
 	int base_pos;
-	char *path;
+	int next_own, next_below; /* of the same listing: an index or -1 */
 };
 
 /* One of a name's files: its listing, in the index's own ids or (below)
@@ -140,14 +143,9 @@ static void theme_dirs_free(struct theme_dirs *td)
 	g_hash_table_unref(td->subdirs);
 	g_hash_table_unref(td->own);
 	g_hash_table_unref(td->below);
-	g_ptr_array_unref(td->dirs);
+	g_array_unref(td->dirs);
+	g_string_chunk_free(td->paths);
 	g_free(td);
-}
-
-static void theme_dir_free(struct theme_dir *d)
-{
-	g_free(d->path);
-	g_free(d);
 }
 
 int lookup_new(sqlite3 *db, enum lookup_rules rules, struct lookup **ret)
@@ -345,17 +343,21 @@ static int subdirs_load(struct lookup *l, long long theme_id,
 	return 0;
 }
 
-static void listing_add(GHashTable *by_listing, gint64 listing,
-			struct theme_dir *d)
+/* Directory `i` is `listing` in `by_listing`: the index of the one it
+ * is before, or -1. */
+static int listing_add(GHashTable *by_listing, gint64 listing, int i)
 {
-	GPtrArray *dirs = g_hash_table_lookup(by_listing, &listing);
+	int first = GPOINTER_TO_INT(g_hash_table_lookup(by_listing, &listing));
 
-	if (!dirs) {
-		dirs = g_ptr_array_new();
-		g_hash_table_insert(by_listing,
-				    g_memdup2(&listing, sizeof(listing)), dirs);
-	}
-	g_ptr_array_add(dirs, d);
+	g_hash_table_replace(by_listing, g_memdup2(&listing, sizeof(listing)),
+			     GINT_TO_POINTER(i + 1));
+	return first - 1;
+}
+
+/* The first of `listing`'s directories in `by_listing`, or -1. */
+static int listing_first(GHashTable *by_listing, gint64 listing)
+{
+	return GPOINTER_TO_INT(g_hash_table_lookup(by_listing, &listing)) - 1;
 }
 
 /* The theme's directories of icons by the listing they are (a directory
@@ -372,17 +374,21 @@ static int dirs_load(struct lookup *l, long long theme_id,
 		const struct pick_dir *sd =
 			g_hash_table_lookup(td->subdirs, db_column_str(q, 0));
 		const int *bpos = g_hash_table_lookup(l->base_pos, &base_id);
-		struct theme_dir *d;
+		int i = (int)td->dirs->len;
+		struct theme_dir d;
 
 		if (!sd || !bpos)
 			continue;
-		d = g_new(struct theme_dir, 1);
-		*d = (struct theme_dir){ sd, *bpos,
-					 g_strdup(db_column_str(q, 2)) };
-		g_ptr_array_add(td->dirs, d);
-		listing_add(td->own, sqlite3_column_int64(q, 3), d);
-		if (sqlite3_column_type(q, 4) != SQLITE_NULL)
-			listing_add(td->below, sqlite3_column_int64(q, 4), d);
+		d = (struct theme_dir){
+			sd, g_string_chunk_insert(td->paths, db_column_str(q, 2)),
+			*bpos,
+			listing_add(td->own, sqlite3_column_int64(q, 3), i),
+			sqlite3_column_type(q, 4) == SQLITE_NULL
+				? -1
+				: listing_add(td->below,
+					      sqlite3_column_int64(q, 4), i),
+		};
+		g_array_append_val(td->dirs, d);
 	}
 	(void)sqlite3_reset(q);
 	if (rc != SQLITE_DONE)
@@ -409,14 +415,12 @@ static int theme_load(struct lookup *l, long long theme_id,
 	*td = (struct theme_dirs){
 		.subdirs = g_hash_table_new_full(g_str_hash, g_str_equal,
 						 g_free, g_free),
-		.dirs = g_ptr_array_new_with_free_func(
-			(GDestroyNotify)theme_dir_free),
+		.dirs = g_array_new(FALSE, FALSE, sizeof(struct theme_dir)),
+		.paths = g_string_chunk_new(4096),
 		.own = g_hash_table_new_full(g_int64_hash, g_int64_equal,
-					     g_free,
-					     (GDestroyNotify)g_ptr_array_unref),
-		.below = g_hash_table_new_full(
-			g_int64_hash, g_int64_equal, g_free,
-			(GDestroyNotify)g_ptr_array_unref),
+					     g_free, NULL),
+		.below = g_hash_table_new_full(g_int64_hash, g_int64_equal,
+					       g_free, NULL),
 	};
 	r = subdirs_load(l, theme_id, td->subdirs);
 	if (r >= 0)
@@ -481,15 +485,17 @@ static int theme_candidates(struct lookup *l, long long theme_id,
 	for (guint i = 0; i < rows->len; i++) {
 		const struct name_row *row =
 			&g_array_index(rows, struct name_row, i);
-		GPtrArray *dirs = g_hash_table_lookup(
-			row->below ? td->below : td->own, &row->listing);
+		int j = listing_first(row->below ? td->below : td->own,
+				      row->listing);
 
-		for (guint j = 0; dirs && j < dirs->len; j++) {
-			const struct theme_dir *d = dirs->pdata[j];
+		while (j >= 0) {
+			const struct theme_dir *d =
+				&g_array_index(td->dirs, struct theme_dir, j);
 			struct pick_candidate c = { d->sd->pos, d->base_pos,
 						    row->ext, d->sd, d->path };
 
 			g_array_append_val(out, c);
+			j = row->below ? d->next_below : d->next_own;
 		}
 	}
 	return 0;
