@@ -128,9 +128,16 @@ TEST(worker_keeps_its_heap)
 	for (unsigned i = 0; i < 20; i++)
 		ASSERT_EQ_INT(render_svg(p, 256), 0);
 	after = child_minflt();
+#if defined(__SANITIZE_ADDRESS__)
+	/* the worker of this build allocates with ASan's malloc, which
+	 * glibc's tunables do not reach */
+	printf("# ASan's malloc: %lld page faults, not judged\n",
+	       after - before);
+#else
 	/* a 256 px surface alone is 64 pages: 20 renders that gave the heap
 	 * back faulted at least 1,280 times */
 	ASSERT_TRUE(after - before < 100);
+#endif
 	render_pool_free(p);
 }
 
