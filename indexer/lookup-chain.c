@@ -110,29 +110,14 @@ static int chain_sizes(struct lookup *l, const char *theme, const char *sql,
 	return 0;
 }
 
-/* `expr` of the chain's non-Scalable directories, up to `max`. */
-static int chain_dir_sizes(struct lookup *l, const char *theme,
-			   const char *expr, int max, GArray **ret)
-{
-	g_autofree char *sql = g_strdup_printf(
-		"SELECT DISTINCT %1$s FROM subdir WHERE theme_id IN "
-		"(SELECT value FROM json_each(?1)) AND type != 1 "
-		"AND %1$s <= ?2 ORDER BY 1",
-		expr);
-
-	return chain_sizes(l, theme, sql, max, ret);
-}
-
 int lookup_chain_sizes(struct lookup *l, const char *theme, int max,
 		       GArray **ret)
 {
-	return chain_dir_sizes(l, theme, "size", max, ret);
-}
-
-int lookup_chain_pixel_sizes(struct lookup *l, const char *theme, int max,
-			     GArray **ret)
-{
-	return chain_dir_sizes(l, theme, "size * scale", max, ret);
+	return chain_sizes(l, theme,
+			   "SELECT DISTINCT size FROM subdir WHERE theme_id IN "
+			   "(SELECT value FROM json_each(?1)) AND type != 1 "
+			   "AND size <= ?2 ORDER BY size",
+			   max, ret);
 }
 
 int lookup_chain_scaled_sizes(struct lookup *l, const char *theme,

@@ -25,11 +25,6 @@ int lookup_bitmap_names(struct lookup *l, const char *theme, GPtrArray **ret);
  * sorted, each once, up to `max`. */
 int lookup_chain_sizes(struct lookup *l, const char *theme, int max,
 		       GArray **ret);
-/* Their pixel sizes (Size × Scale), sorted, each once, up to `max`: the
- * sizes the synthesized cache lists a name at where its own theme has it
- * (fs/synth-file.c), Papirus's 22x22@2x at 44 px. */
-int lookup_chain_pixel_sizes(struct lookup *l, const char *theme, int max,
-			     GArray **ret);
 /* The Sizes of its Scale=2 directories that hold an icon, Scalable ones
  * too, sorted, each once. */
 int lookup_chain_scaled_sizes(struct lookup *l, const char *theme,

@@ -45,8 +45,11 @@ def _layer_build(layer, env=None):
 
 
 # the service's environment: the machine's themes, not root's own ones
+# (and dconf's cache, which the service's confinement keeps from being
+# written, out of the unit's HOME: a /nonexistent made here fails test_cli)
 SERVICE_ENV = dict(os.environ, HOME="/nonexistent", XDG_DATA_HOME="/nonexistent",
-                   XDG_DATA_DIRS="/usr/local/share:/usr/share")
+                   XDG_DATA_DIRS="/usr/local/share:/usr/share",
+                   XDG_CACHE_HOME="/tmp/iconfs-bench-service-cache")
 
 
 @provider("machine_layer")

@@ -146,33 +146,6 @@ TEST(lists)
 	fixture_free(f);
 }
 
-/* The pixel sizes of a chain's directories: a Scale=2 one at twice its
- * Size (what the mount's cache lists a name at, and `iconfs render`
- * renders by default), a Scalable one not at all, none above `max`. */
-TEST(pixel_sizes)
-{
-	struct fixture *f = fixture_new();
-	g_autoptr(GArray) px = NULL, small = NULL;
-
-	fixture_write(f, "t/index.theme",
-		      "[Icon Theme]\nName=Tee\nDirectories=16,32,scalable\n"
-		      "ScaledDirectories=22@2\n\n[16]\nSize=16\nType=Fixed\n\n"
-		      "[32]\nSize=32\nType=Fixed\n\n[22@2]\nSize=22\nScale=2\n"
-		      "Type=Fixed\n\n[scalable]\nSize=48\nType=Scalable\n",
-		      -1);
-	fixture_png(f, "t/16/a.png", 16);
-	fixture_png(f, "t/22@2/a.png", 44);
-	ASSERT_EQ_INT(fixture_index(f), 0);
-	ASSERT_EQ_INT(lookup_chain_pixel_sizes(f->l, "t", 1024, &px), 0);
-	ASSERT_EQ_INT(px->len, 3);
-	ASSERT_EQ_INT(g_array_index(px, int, 0), 16);
-	ASSERT_EQ_INT(g_array_index(px, int, 1), 32);
-	ASSERT_EQ_INT(g_array_index(px, int, 2), 44);
-	ASSERT_EQ_INT(lookup_chain_pixel_sizes(f->l, "t", 40, &small), 0);
-	ASSERT_EQ_INT(small->len, 2);
-	fixture_free(f);
-}
-
 /* One theme whose directories part the toolkits: d in 16 and 48; e in
  * two groups of size 16 (Fixed and Threshold); k an svg at 24 and a png
  * at 48; l at 24 only in a directory of Context=Legacy, and at 48; ab
@@ -271,6 +244,4 @@ TEST(rules_names)
 }
 
 TEST_MAIN(TEST_CASE(resolve), TEST_CASE(name_kept_until_flush),
-	  TEST_CASE(lists), TEST_CASE(pixel_sizes),
-	  TEST_CASE(rules),
-	  TEST_CASE(rules_names))
+	  TEST_CASE(lists), TEST_CASE(rules), TEST_CASE(rules_names))

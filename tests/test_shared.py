@@ -344,9 +344,12 @@ with tempfile.TemporaryDirectory() as tmp:
     # every size the mount's cache lists the name at, Papirus-like
     # 22x22@2x's 44 px and the sizes toolkits ask for among them; a layer
     # of `iconfs render`'s default sizes holds them all, so the app's start
-    # starts no render worker
+    # starts no render worker. A name its theme has at 16 only is not
+    # rendered at the other's 36 (M4: every name at every directory's size
+    # grew the machine's layer by half).
     hbase = os.path.join(tmp, "hidpi-icons")
-    dirs = {"16x16": (16, 1), "22x22": (22, 1), "22x22@2x": (22, 2), "48x48": (48, 1)}
+    dirs = {"16x16": (16, 1), "22x22": (22, 1), "22x22@2x": (22, 2), "36x36": (36, 1),
+            "48x48": (48, 1)}
     os.makedirs(os.path.join(hbase, "hidpi"))
     with open(os.path.join(hbase, "hidpi", "index.theme"), "w") as f:
         f.write("[Icon Theme]\nName=HiDPI\nDirectories=" + ",".join(dirs) + "\n")
@@ -356,9 +359,17 @@ with tempfile.TemporaryDirectory() as tmp:
         os.makedirs(os.path.join(hbase, "hidpi", rel))
         with open(os.path.join(hbase, "hidpi", rel, "hidpi-app.svg"), "w") as f:
             f.write(svg_square("navy", 12))
+    with open(os.path.join(hbase, "hidpi", "16x16", "hidpi-solo.svg"), "w") as f:
+        f.write(svg_square("teal", 12))
     hlayer = os.path.join(tmp, "var-hidpi", "shared.sqlite")
     p = run("render", "--shared-db", hlayer, "--icon-dirs", hbase, "--theme", "hidpi")
     check_eq(p.returncode, 0, f"a layer of the default sizes: {p.stderr}")
+    with sqlite3.connect(f"file:{hlayer}?mode=ro", uri=True) as q:
+        at = {(os.path.basename(src), px)
+              for src, px in q.execute("SELECT source, px FROM blob WHERE status = 0")}
+    check(("hidpi-app.svg", 36) in at and ("hidpi-solo.svg", 128) in at,
+          "the layer holds each name at 128, and at 36 where its theme has it")
+    check(("hidpi-solo.svg", 36) not in at, "a name its theme has at 16 only is not at 36")
     first = os.path.join(tmp, "hidpi-user", "index.sqlite")
     os.makedirs(os.path.dirname(first))
     with mounted(first, hbase, theme="hidpi", extra=("--shared-db", hlayer)) as mnt:
@@ -369,8 +380,8 @@ with tempfile.TemporaryDirectory() as tmp:
                            capture_output=True, text=True, env=env, timeout=240)
         check_eq(p.returncode, 0, f"GTK 3 realized the window ({p.stderr[-500:]})")
         sizes = p.stdout.strip().split("\t")[-1].split()
-        check({"44", "96", "128"} <= set(sizes),
-              f"GTK 3 loads the window icon at 44, 96 and 128 px among {sizes}")
+        check({"36", "44", "96", "128"} <= set(sizes),
+              f"GTK 3 loads the window icon at 36, 44, 96 and 128 px among {sizes}")
         c = counters(mnt)
         check_eq(c["renders"], 0, "a first GTK 3 window's icons all come from the layer")
         check(c["shared_hits"] >= len(sizes), f"served from the layer ({c['shared_hits']} hits)")
