@@ -108,8 +108,7 @@ static int px_size_cmp(const void *a, const void *b)
 static bool planned(GArray *sizes, const struct px_size *s)
 {
 	for (guint i = 0; i < sizes->len; i++)
-		if (px_size_cmp(&g_array_index(sizes, struct px_size, i), s) ==
-		    0)
+		if (px_size_cmp(&g_array_index(sizes, struct px_size, i), s) == 0)
 			return true;
 	return false;
 }
@@ -322,8 +321,8 @@ static int prerender_theme(struct prerender *p, const struct cli_options *o,
 	g_autoptr(GPtrArray) symbolic = g_ptr_array_new();
 	g_autoptr(GArray) sizes = NULL, own_px = NULL;
 	g_autoptr(GHashTable) own = NULL;
-	g_autoptr(GArray) encoded =
-		g_array_new(FALSE, FALSE, sizeof(struct px_size));
+	g_autoptr(GArray) encoded = g_array_new(FALSE, FALSE,
+						sizeof(struct px_size));
 	unsigned n_own = 0;
 	int r;
 
@@ -374,9 +373,9 @@ static int prerender_theme(struct prerender *p, const struct cli_options *o,
  * its first answer). */
 static void store_synth_every_toolkit(sqlite3 *db, const char *theme)
 {
-	static const enum lookup_rules toolkits[] = { LOOKUP_RULES_GTK,
-						      LOOKUP_RULES_KDE,
-						      LOOKUP_RULES_QT };
+	static const enum lookup_rules toolkits[] = {
+		LOOKUP_RULES_GTK, LOOKUP_RULES_KDE, LOOKUP_RULES_QT
+	};
 
 	for (size_t i = 0; i < ELEMENTSOF(toolkits); i++)
 		(void)cli_store_synth(db, theme, toolkits[i]);
