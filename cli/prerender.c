@@ -170,24 +170,50 @@ static void plan_sizes(const struct size_plan *plan, GArray **ret)
 	*ret = g_steal_pointer(&sizes);
 }
 
-static int int_cmp(const void *a, const void *b)
+/* A size beyond the plan, and the names rendered at it (the array is
+ * owned, its strings are the theme's list's). */
+struct own_size {
+	struct px_size size;
+	GPtrArray *names;
+};
+
+static void own_size_clear(void *p)
 {
-	return *(const int *)a - *(const int *)b;
+	g_ptr_array_unref(((struct own_size *)p)->names);
+}
+
+static int own_size_cmp(const void *a, const void *b)
+{
+	return px_size_cmp(&((const struct own_size *)a)->size,
+			   &((const struct own_size *)b)->size);
+}
+
+/* The entry of `own` (struct own_size) at `s`, added if missing. */
+static struct own_size *own_size_at(GArray *own, const struct px_size *s)
+{
+	struct own_size n = { *s, NULL };
+
+	for (guint i = 0; i < own->len; i++)
+		if (px_size_cmp(&g_array_index(own, struct own_size, i).size,
+				s) == 0)
+			return &g_array_index(own, struct own_size, i);
+	n.names = g_ptr_array_new();
+	g_array_append_val(own, n);
+	return &g_array_index(own, struct own_size, own->len - 1);
 }
 
 /* The names of `names` that their own theme's directories hold at a pixel
- * size that `sizes` does not plan at scale 1, by size: *ret_px the sizes
- * (int, sorted), *ret_names size → GPtrArray of names (not owned). */
+ * size (lookup_size_px) that `sizes` does not plan at scale 1, by size
+ * (struct own_size), smallest first. */
 static int own_sizes(struct lookup *l, const char *theme, GPtrArray *names,
-		     GArray *sizes, GArray **ret_px, GHashTable **ret_names)
+		     GArray *sizes, GArray **ret)
 {
 	g_autoptr(GHashTable) own = NULL;
-	g_autoptr(GHashTable) by_px =
-		g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL,
-				      (GDestroyNotify)g_ptr_array_unref);
-	g_autoptr(GArray) px = g_array_new(FALSE, FALSE, sizeof(int));
+	g_autoptr(GArray) out = g_array_new(FALSE, FALSE,
+					    sizeof(struct own_size));
 	int r;
 
+	g_array_set_clear_func(out, own_size_clear);
 	r = lookup_name_sizes(l, theme, &own);
 	if (r < 0)
 		return r;
@@ -197,28 +223,22 @@ static int own_sizes(struct lookup *l, const char *theme, GPtrArray *names,
 		for (guint j = 0; at && j < at->len; j++) {
 			const struct lookup_size *z =
 				&g_array_index(at, struct lookup_size, j);
-			struct px_size s = { z->size * z->scale, 1 };
-			GPtrArray *list;
+			struct px_size s = { lookup_size_px(z), 1 };
+			struct own_size *e;
 
-			if (z->scalable || s.size > PRERENDER_OWN_MAX ||
+			if (s.size == 0 || s.size > PRERENDER_OWN_MAX ||
 			    planned(sizes, &s))
 				continue;
-			list = g_hash_table_lookup(by_px,
-						   GINT_TO_POINTER(s.size));
-			if (!list) {
-				list = g_ptr_array_new();
-				g_hash_table_insert(
-					by_px, GINT_TO_POINTER(s.size), list);
-				g_array_append_val(px, s.size);
-			}
-			if (list->len == 0 ||
-			    list->pdata[list->len - 1] != names->pdata[i])
-				g_ptr_array_add(list, names->pdata[i]);
+			e = own_size_at(out, &s);
+			/* a name at 22@2 and 44 is rendered at 44 once */
+			if (e->names->len == 0 ||
+			    e->names->pdata[e->names->len - 1] !=
+				    names->pdata[i])
+				g_ptr_array_add(e->names, names->pdata[i]);
 		}
 	}
-	g_array_sort(px, int_cmp);
-	*ret_px = g_steal_pointer(&px);
-	*ret_names = g_steal_pointer(&by_px);
+	g_array_sort(out, own_size_cmp);
+	*ret = g_steal_pointer(&out);
 	return 0;
 }
 
@@ -319,8 +339,7 @@ static int prerender_theme(struct prerender *p, const struct cli_options *o,
 	g_autoptr(GPtrArray) all = NULL;
 	g_autoptr(GPtrArray) names = g_ptr_array_new();
 	g_autoptr(GPtrArray) symbolic = g_ptr_array_new();
-	g_autoptr(GArray) sizes = NULL, own_px = NULL;
-	g_autoptr(GHashTable) own = NULL;
+	g_autoptr(GArray) sizes = NULL, own = NULL;
 	g_autoptr(GArray) encoded = g_array_new(FALSE, FALSE,
 						sizeof(struct px_size));
 	unsigned n_own = 0;
@@ -336,7 +355,7 @@ static int prerender_theme(struct prerender *p, const struct cli_options *o,
 		else if (!view_is_symbolic_png(all->pdata[i]))
 			g_ptr_array_add(symbolic, all->pdata[i]);
 	if (p->plan->listed) {
-		r = own_sizes(l, theme, names, sizes, &own_px, &own);
+		r = own_sizes(l, theme, names, sizes, &own);
 		if (r < 0)
 			return log_error_errno(r, "cannot list theme '%s': %m",
 					       theme);
@@ -347,16 +366,14 @@ static int prerender_theme(struct prerender *p, const struct cli_options *o,
 	    planned(sizes, &g_array_index(encoded, struct px_size, 0)))
 		prerender_items(p, o, symbolic, encoded, true);
 	prerender_items(p, o, names, sizes, false);
-	for (guint i = 0; own_px && i < own_px->len; i++) {
-		struct px_size s = { g_array_index(own_px, int, i), 1 };
+	for (guint i = 0; own && i < own->len; i++) {
+		struct own_size *e = &g_array_index(own, struct own_size, i);
 		g_autoptr(GArray) at =
 			g_array_new(FALSE, FALSE, sizeof(struct px_size));
-		GPtrArray *list =
-			g_hash_table_lookup(own, GINT_TO_POINTER(s.size));
 
-		g_array_append_val(at, s);
-		prerender_items(p, o, list, at, false);
-		n_own += list->len;
+		g_array_append_val(at, e->size);
+		prerender_items(p, o, e->names, at, false);
+		n_own += e->names->len;
 	}
 	printf("%s: %u icons at %u sizes, %u more at their own%s\n", theme,
 	       names->len, sizes->len, n_own,

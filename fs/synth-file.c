@@ -217,7 +217,7 @@ static bool px_wanted(int px, GArray *own)
 		const struct lookup_size *z =
 			&g_array_index(own, struct lookup_size, i);
 
-		if (!z->scalable && z->size * z->scale == px)
+		if (lookup_size_px(z) == px)
 			return true;
 	}
 	return false;

@@ -36,6 +36,13 @@ struct lookup_size {
 	bool scalable;
 };
 
+/* The pixel size (Size × Scale) of a non-Scalable directory, where the
+ * synthesized cache lists its names; 0 for a Scalable one. */
+static inline int lookup_size_px(const struct lookup_size *z)
+{
+	return z->scalable ? 0 : z->size * z->scale;
+}
+
 /* For each name of the chain of `theme`: the directories that hold it in
  * the first theme of the chain that has it at all, the theme a toolkit
  * takes it from: every non-Scalable one, and the Scalable ones of Scale 2.
